@@ -1,0 +1,105 @@
+package isolation
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+)
+
+func inspect(mode string, networks ...string) container.InspectResponse {
+	eps := map[string]*network.EndpointSettings{}
+	for _, n := range networks {
+		eps[n] = &network.EndpointSettings{}
+	}
+	return container.InspectResponse{
+		ContainerJSONBase: &container.ContainerJSONBase{
+			HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(mode)},
+		},
+		NetworkSettings: &container.NetworkSettings{Networks: eps},
+	}
+}
+
+func TestAssess(t *testing.T) {
+	t.Parallel()
+
+	noHostConfig := inspect("none", "none")
+	noHostConfig.HostConfig = nil
+
+	noSettings := inspect("none")
+	noSettings.NetworkSettings = nil
+
+	tests := map[string]struct {
+		in   container.InspectResponse
+		want Verdict
+	}{
+		"none attached to none": {
+			in:   inspect("none", "none"),
+			want: Verdict{Isolated: true, Mode: "none", Networks: []string{"none"}},
+		},
+		"none attached to nothing": {
+			in:   inspect("none"),
+			want: Verdict{Isolated: true, Mode: "none", Networks: []string{}},
+		},
+		"none without network settings": {
+			in:   noSettings,
+			want: Verdict{Isolated: true, Mode: "none", Networks: []string{}},
+		},
+		"bridge mode": {
+			in: inspect("bridge", "bridge"),
+			want: Verdict{Mode: "bridge", Networks: []string{"bridge"},
+				Reason: `the engine reports network mode "bridge" instead of "none"`},
+		},
+		"host mode": {
+			in: inspect("host", "host"),
+			want: Verdict{Mode: "host", Networks: []string{"host"},
+				Reason: `the engine reports network mode "host" instead of "none"`},
+		},
+		"shares another container's network": {
+			in: inspect("container:abc"),
+			want: Verdict{Mode: "container:abc", Networks: []string{},
+				Reason: `the engine reports network mode "container:abc" instead of "none"`},
+		},
+		"empty mode is the default network": {
+			in: inspect("", "bridge"),
+			want: Verdict{Mode: "default", Networks: []string{"bridge"},
+				Reason: `the engine reports network mode "default" instead of "none"`},
+		},
+		"uppercase NONE is not none": {
+			in: inspect("NONE", "none"),
+			want: Verdict{Mode: "NONE", Networks: []string{"none"},
+				Reason: `the engine reports network mode "NONE" instead of "none"`},
+		},
+		"none mode disconnected and reconnected to bridge": {
+			in: inspect("none", "bridge"),
+			want: Verdict{Mode: "bridge", Networks: []string{"bridge"},
+				Reason: `its network mode is still "none" but it is attached to network "bridge"`},
+		},
+		"none mode still on none and also on user networks": {
+			in: inspect("none", "none", "prod", "backend"),
+			want: Verdict{Mode: "backend,prod", Networks: []string{"backend", "none", "prod"},
+				Reason: `its network mode is still "none" but it is attached to networks "backend", "prod"`},
+		},
+		"no host configuration fails closed": {
+			in: noHostConfig,
+			want: Verdict{Mode: "unknown", Networks: []string{"none"},
+				Reason: "the engine reported no host configuration for the container"},
+		},
+		"nothing at all fails closed": {
+			in: container.InspectResponse{},
+			want: Verdict{Mode: "unknown", Networks: []string{},
+				Reason: "the engine reported no host configuration for the container"},
+		},
+	}
+
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := Assess(tc.in)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Assess() =\n  %#v\nwant\n  %#v", got, tc.want)
+			}
+		})
+	}
+}
