@@ -130,32 +130,46 @@ func (r *ContainerResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-
-	c, err := r.client.InspectContainer(ctx, state.ID.ValueString())
-	if engine.IsNotFound(err) {
+	found, diags := r.refresh(ctx, &state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !found {
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+// refresh updates m from the engine and reports whether the container exists.
+func (r *ContainerResource) refresh(ctx context.Context, m *containerModel) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	c, err := r.client.InspectContainer(ctx, m.ID.ValueString())
+	if engine.IsNotFound(err) {
+		return false, diags
+	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read sandbox", fmt.Sprintf(
+		diags.AddError("Cannot read sandbox", fmt.Sprintf(
 			"Inspecting container %s on the Docker engine at %s failed: %v",
-			state.ID.ValueString(), r.client.Endpoint(), err))
-		return
+			m.ID.ValueString(), r.client.Endpoint(), err))
+		return false, diags
 	}
 
-	state.setObserved(c)
-	if !state.NetworkMode.IsNull() {
-		verdict := isolation.Assess(c)
-		state.NetworkMode = types.StringValue(verdict.Mode)
-		if !verdict.Isolated {
-			resp.Diagnostics.AddAttributeWarning(path.Root("network_mode"), "Sandbox lost its network isolation",
-				fmt.Sprintf("Container %q (%s) was created with network_mode = %q, yet %s. Networks found: %s. "+
-					"The next apply replaces it with a new, isolated sandbox.",
-					state.Name.ValueString(), shortID(c.ID), isolation.NoneMode, verdict.Reason,
-					strings.Join(verdict.Networks, ", ")))
-		}
+	m.setObserved(c)
+	if m.NetworkMode.IsNull() {
+		return true, diags
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	verdict := isolation.Assess(c)
+	m.NetworkMode = types.StringValue(verdict.Mode)
+	if !verdict.Isolated {
+		diags.AddAttributeWarning(path.Root("network_mode"), "Sandbox lost its network isolation",
+			fmt.Sprintf("Container %q (%s) was created with network_mode = %q, yet %s. Networks found: %s. "+
+				"The next apply replaces it with a new, isolated sandbox.",
+				m.Name.ValueString(), shortID(c.ID), isolation.NoneMode, verdict.Reason,
+				strings.Join(verdict.Networks, ", ")))
+	}
+	return true, diags
 }
 
 // Update renames the container and starts, unpauses or stops it; everything
@@ -167,31 +181,35 @@ func (r *ContainerResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	id := state.ID.ValueString()
+	resp.Diagnostics.Append(r.update(ctx, &plan, state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
 
+func (r *ContainerResource) update(ctx context.Context, plan *containerModel, state containerModel) diag.Diagnostics {
+	id := state.ID.ValueString()
 	if name := plan.Name.ValueString(); !plan.Name.IsUnknown() && name != state.Name.ValueString() {
 		if err := r.client.RenameContainer(ctx, id, name); err != nil {
 			if engine.IsConflict(err) {
-				resp.Diagnostics.Append(r.nameConflictDiagnostic(ctx, name, err))
-			} else {
-				resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot rename sandbox",
-					fmt.Sprintf("Renaming container %s to %q failed: %v", shortID(id), name, err))
+				return diag.Diagnostics{r.nameConflictDiagnostic(ctx, name, err)}
 			}
-			return
+			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("name"), "Cannot rename sandbox",
+				fmt.Sprintf("Renaming container %s to %q failed: %v", shortID(id), name, err))}
 		}
 	}
 
-	resp.Diagnostics.Append(r.applyRunState(ctx, id, plan)...)
-	if resp.Diagnostics.HasError() {
-		return
+	diags := r.applyRunState(ctx, id, *plan)
+	if diags.HasError() {
+		return diags
 	}
-	c, diags := r.observe(ctx, id, plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	c, observeDiags := r.observe(ctx, id, *plan)
+	diags.Append(observeDiags...)
+	if !diags.HasError() {
+		plan.setObserved(c)
 	}
-	plan.setObserved(c)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	return diags
 }
 
 // applyRunState starts, unpauses or stops the container as the plan asks.
@@ -256,14 +274,20 @@ func (r *ContainerResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	id := state.ID.ValueString()
-	if err := r.client.StopContainer(ctx, id, int(state.StopTimeout.ValueInt64())); err != nil {
-		resp.Diagnostics.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s failed: %v", shortID(id), err))
-		return
+	resp.Diagnostics.Append(r.remove(ctx, state)...)
+}
+
+func (r *ContainerResource) remove(ctx context.Context, m containerModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	id := m.ID.ValueString()
+	if err := r.client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
+		diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s failed: %v", shortID(id), err))
+		return diags
 	}
 	if err := r.client.RemoveContainer(ctx, id); err != nil {
-		resp.Diagnostics.AddError("Cannot remove sandbox", fmt.Sprintf("Removing container %s failed: %v", shortID(id), err))
+		diags.AddError("Cannot remove sandbox", fmt.Sprintf("Removing container %s failed: %v", shortID(id), err))
 	}
+	return diags
 }
 
 // ImportState imports a container by ID or name, with every attribute read
