@@ -1,0 +1,138 @@
+package resources_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+)
+
+// terraformCLI runs the real terraform CLI against the provider binary built
+// from this tree, through dev_overrides, as a user would: no init, no
+// registry. It shows what the test harness cannot: the plan as printed.
+type terraformCLI struct {
+	t   *testing.T
+	dir string
+	bin string
+	env []string
+}
+
+func newTerraformCLI(t *testing.T, config string) *terraformCLI {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("terraform"); err != nil {
+			t.Fatal("terraform is not on PATH and TF_ACC_TERRAFORM_PATH is not set")
+		}
+	}
+
+	pluginDir, workDir := t.TempDir(), t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-sandbox"), ".")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+
+	cliConfig := filepath.Join(workDir, "dev.tfrc")
+	write(t, cliConfig, fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "tfsandbox/sandbox" = %q
+  }
+  direct {}
+}
+`, pluginDir))
+	write(t, filepath.Join(workDir, "main.tf"), `terraform {
+  required_providers {
+    sandbox = { source = "tfsandbox/sandbox" }
+  }
+}
+`+config)
+
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	return &terraformCLI{t: t, dir: workDir, bin: bin, env: env}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs terraform with args and returns its combined output, failing the
+// test when it exits non-zero.
+func (c *terraformCLI) run(args ...string) string {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, append(args, "-no-color", "-input=false")...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+func TestAccContainer_cliPlanExplainsLostIsolation(t *testing.T) {
+	preCheck(t)
+	name := sandboxName(t)
+	tf := newTerraformCLI(t, sandboxConfig(name, `  network_mode = "none"`))
+	t.Cleanup(func() { tf.run("destroy", "-auto-approve") })
+
+	tf.run("apply", "-auto-approve")
+	first := inspect(t, name)
+
+	ctx := context.Background()
+	if err := docker(t).NetworkDisconnect(ctx, "none", name, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := docker(t).NetworkConnect(ctx, "bridge", name, &network.EndpointSettings{}); err != nil {
+		t.Fatal(err)
+	}
+
+	plan := tf.run("plan")
+	for _, want := range []string{
+		`network_mode = "bridge" -> "none" # forces replacement`,
+		"Sandbox lost its network isolation",
+		`attached to network "bridge"`,
+		"Networks found: bridge",
+		"Plan: 1 to add, 0 to change, 1 to destroy.",
+	} {
+		if !strings.Contains(flatten(plan), want) {
+			t.Errorf("plan output lacks %q:\n%s", want, plan)
+		}
+	}
+
+	tf.run("apply", "-auto-approve")
+	second := inspect(t, name)
+	if second.ID == first.ID {
+		t.Fatal("apply did not replace the sandbox")
+	}
+	names, err := interfaces(ctx, docker(t), second.ID)
+	if err != nil || len(names) != 1 || names[0] != "lo" {
+		t.Fatalf("interfaces after apply: %v (%v), want only lo", names, err)
+	}
+
+	// Destroy without refresh after the container vanished: already gone is
+	// success.
+	if err := docker(t).ContainerRemove(ctx, name, container.RemoveOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	tf.run("destroy", "-auto-approve", "-refresh=false")
+}
+
+// flatten undoes the CLI's line wrapping of diagnostics.
+func flatten(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
