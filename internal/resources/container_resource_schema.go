@@ -75,7 +75,7 @@ func containerSchema() schema.Schema {
 				MarkdownDescription: "Network isolation. The only allowed value is `\"none\"`: the sandbox gets no " +
 					"network interface but loopback. When omitted, nothing is sent and the engine's default " +
 					"network applies. Changing it forces replacement. When the state says `\"none\"` and the " +
-					"engine shows a weaker mode, or the container attached to any other network, the refreshed " +
+					"engine shows a weaker mode or the container attached to any other network, the refreshed " +
 					"value is what the engine shows (for example `\"bridge\"`), so the plan replaces the sandbox.",
 				Optional:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},

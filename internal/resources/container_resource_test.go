@@ -48,8 +48,8 @@ func TestAccContainer_isolatedCreateAndImport(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, attr("name"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue(addr, attr("image_id"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:`))),
 					statecheck.ExpectSensitiveValue(addr, attr("env")),
-					expectIsolated(t, addr),
-					expectEngine(t, addr, func(c container.InspectResponse) error {
+					expectIsolated(t),
+					expectEngine(t, func(c container.InspectResponse) error {
 						if c.Config.Labels[resources.LabelManagedBy] != resources.ManagedByValue {
 							return fmt.Errorf("ownership label missing: %v", c.Config.Labels)
 						}
@@ -129,7 +129,7 @@ func TestAccContainer_removedOutOfBandIsRecreatedIsolated(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(addr, attr("id")),
 					statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
-					expectIsolated(t, addr),
+					expectIsolated(t),
 				},
 			},
 		},
@@ -147,7 +147,7 @@ func TestAccContainer_reattachedToNetworkIsReplacedIsolated(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:            config,
-				ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t, addr)},
+				ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
 			},
 			{
 				// The engine lets a network-less container leave "none" and
@@ -170,7 +170,7 @@ func TestAccContainer_reattachedToNetworkIsReplacedIsolated(t *testing.T) {
 					ids.AddStateValue(addr, attr("id")),
 					statecheck.ExpectKnownValue(addr, attr("networks"),
 						knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("none")})),
-					expectIsolated(t, addr),
+					expectIsolated(t),
 				},
 			},
 		},
@@ -206,7 +206,7 @@ func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(addr, attr("id")),
 					statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
-					expectIsolated(t, addr),
+					expectIsolated(t),
 				},
 			},
 			{
@@ -217,7 +217,7 @@ func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
 				ConfigPlanChecks: inPlace,
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(addr, attr("id")),
-					expectEngine(t, addr, func(c container.InspectResponse) error {
+					expectEngine(t, func(c container.InspectResponse) error {
 						if c.State.Paused || !c.State.Running {
 							return fmt.Errorf("status %q after apply", c.State.Status)
 						}
@@ -233,7 +233,7 @@ func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
 	name := sandboxName(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	isState := func(status string) statecheck.StateCheck {
-		return expectEngine(t, addr, func(c container.InspectResponse) error {
+		return expectEngine(t, func(c container.InspectResponse) error {
 			if c.State.Status != status {
 				return fmt.Errorf("status %q, want %q", c.State.Status, status)
 			}
@@ -258,7 +258,7 @@ func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id")), expectIsolated(t, addr)},
+				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id")), expectIsolated(t)},
 			},
 			{
 				Config: sandboxConfig(name, "  network_mode = \"none\"\n  running = false\n  stop_timeout = 0"),
@@ -294,7 +294,7 @@ func TestAccContainer_renameInPlace(t *testing.T) {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(addr, attr("id")),
-					expectEngine(t, addr, func(c container.InspectResponse) error {
+					expectEngine(t, func(c container.InspectResponse) error {
 						if c.Name != "/"+name+"-renamed" {
 							return fmt.Errorf("engine name %q", c.Name)
 						}
@@ -345,7 +345,7 @@ func TestAccContainer_addingNetworkModeForcesReplacement(t *testing.T) {
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 					},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t, addr)},
+				ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
 			},
 		},
 	})
@@ -398,7 +398,7 @@ func TestAccContainer_importForeignContainerReflectsEngine(t *testing.T) {
 						expectPriorValue{address: addr, attribute: "network_mode", want: nil},
 					},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t, addr)},
+				ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t)},
 			},
 		},
 	})
@@ -510,7 +510,7 @@ func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 					},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t, addr)},
+				ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t)},
 			},
 		},
 	})

@@ -45,7 +45,7 @@ var protoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, erro
 // provider release before network_mode would have.
 var legacyProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	"sandbox": providerserver.NewProtocol6WithError(&legacyProvider{
-		SandboxProvider: provider.New("test")().(*provider.SandboxProvider),
+		SandboxProvider: &provider.SandboxProvider{},
 	}),
 }
 
@@ -247,9 +247,9 @@ func (e engineCheck) CheckState(ctx context.Context, req statecheck.CheckStateRe
 }
 
 // expectIsolated checks, through the engine and from inside the running
-// container, that the sandbox has no network but loopback.
-func expectIsolated(t *testing.T, address string) statecheck.StateCheck {
-	return engineCheck{t: t, address: address, check: func(ctx context.Context, c container.InspectResponse) error {
+// container, that the test's sandbox has no network but loopback.
+func expectIsolated(t *testing.T) statecheck.StateCheck {
+	return engineCheck{t: t, address: addr, check: func(ctx context.Context, c container.InspectResponse) error {
 		if v := isolation.Assess(c); !v.Isolated {
 			return fmt.Errorf("engine shows the sandbox is not isolated: %s", v.Reason)
 		}
@@ -267,9 +267,10 @@ func expectIsolated(t *testing.T, address string) statecheck.StateCheck {
 	}}
 }
 
-// expectEngine checks a condition on the container as the engine shows it.
-func expectEngine(t *testing.T, address string, check func(c container.InspectResponse) error) statecheck.StateCheck {
-	return engineCheck{t: t, address: address, check: func(_ context.Context, c container.InspectResponse) error {
+// expectEngine checks a condition on the test's container as the engine
+// shows it.
+func expectEngine(t *testing.T, check func(c container.InspectResponse) error) statecheck.StateCheck {
+	return engineCheck{t: t, address: addr, check: func(_ context.Context, c container.InspectResponse) error {
 		return check(c)
 	}}
 }
