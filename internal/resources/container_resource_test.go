@@ -524,3 +524,22 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestAccContainer_failedStartLeavesNothingBehind(t *testing.T) {
+	name := sandboxName(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { preCheck(t) },
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// Without the init process the engine itself fails to start
+				// a missing executable.
+				Config:      sandboxConfig(name, "  network_mode = \"none\"\n  init = false\n  entrypoint = [\"/no/such/program\"]"),
+				ExpectError: regexp.MustCompile(`(?s)Cannot start sandbox.*has been removed`),
+			},
+		},
+	})
+	if list := containersNamed(t, name); len(list) != 0 {
+		t.Fatalf("a failed start left %d container(s)", len(list))
+	}
+}
