@@ -345,18 +345,18 @@ func (r *ContainerResource) imageDiagnostic(ref string, err error) diag.Diagnost
 // nameConflictDiagnostic explains that a name is taken. The container that
 // holds it is only inspected, never adopted, stopped or removed.
 func (r *ContainerResource) nameConflictDiagnostic(ctx context.Context, name string, err error) diag.Diagnostic {
-	holder := "another container"
+	holder := fmt.Sprintf("another container (%v)", err)
 	if c, inspectErr := r.client.InspectContainer(ctx, name); inspectErr == nil {
 		holder = fmt.Sprintf("container %s", shortID(c.ID))
 		if c.Config != nil && c.Config.Labels[labelManagedBy] == managedByValue {
-			holder += " (created by this provider, but not tracked by this resource)"
+			holder += ", which this provider created but this resource does not track"
 		}
 	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("name"), "Sandbox name already in use", fmt.Sprintf(
-		"The name %q is already used by %s on the Docker engine at %s (%v).\n\n"+
+		"The name %q is already used by %s on the Docker engine at %s.\n\n"+
 			"The provider never adopts, stops or removes a container it did not create for this resource. "+
 			"Choose another name, remove that container yourself, or bring it under Terraform with "+
-			"`terraform import`.", name, holder, r.client.Endpoint(), err))
+			"`terraform import`.", name, holder, r.client.Endpoint()))
 }
 
 func exitedDetail(c container.InspectResponse) string {
