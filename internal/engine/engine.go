@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -40,6 +41,9 @@ func ResolveHost(host string) string {
 // contact the engine itself: call Ping for that.
 func New(host string) (*Client, error) {
 	endpoint := ResolveHost(host)
+	if err := refuseUnsupportedTLS(endpoint); err != nil {
+		return nil, err
+	}
 	api, err := client.NewClientWithOpts(
 		client.WithHost(endpoint),
 		client.WithAPIVersionNegotiation(),
@@ -49,6 +53,25 @@ func New(host string) (*Client, error) {
 		return nil, fmt.Errorf("invalid Docker engine endpoint %q: %w", endpoint, err)
 	}
 	return &Client{api: api, endpoint: endpoint}, nil
+}
+
+// refuseUnsupportedTLS fails when the environment asks for TLS to a TCP
+// endpoint. This version speaks plain HTTP only, and it never connects
+// without verifying the engine's certificate, so it refuses rather than
+// downgrade.
+func refuseUnsupportedTLS(endpoint string) error {
+	if !strings.HasPrefix(endpoint, "tcp://") {
+		return nil
+	}
+	for _, key := range []string{client.EnvTLSVerify, client.EnvOverrideCertPath} {
+		if os.Getenv(key) != "" {
+			return fmt.Errorf("%s is set, asking for TLS to %s, which this provider version does not support; "+
+				"it will not connect to an engine without verifying its certificate. Reach the engine over "+
+				"its unix socket or an SSH tunnel, or unset %s and %s for a plain TCP endpoint you trust",
+				key, endpoint, client.EnvTLSVerify, client.EnvOverrideCertPath)
+		}
+	}
+	return nil
 }
 
 // Endpoint is the address of the engine this client talks to.

@@ -25,3 +25,18 @@ func TestNewRejectsBadHost(t *testing.T) {
 		t.Fatal("New accepted a malformed host")
 	}
 }
+
+func TestNewRefusesTLSItCannotVerify(t *testing.T) {
+	t.Setenv(client.EnvTLSVerify, "1")
+	t.Setenv(client.EnvOverrideCertPath, "")
+	if _, err := New("tcp://engine.example:2376"); err == nil {
+		t.Fatal("New accepted DOCKER_TLS_VERIFY for a TCP endpoint it would reach without TLS")
+	}
+	if _, err := New("unix:///var/run/docker.sock"); err != nil {
+		t.Fatalf("TLS variables must not matter for a unix socket: %v", err)
+	}
+	t.Setenv(client.EnvTLSVerify, "")
+	if _, err := New("tcp://engine.example:2375"); err != nil {
+		t.Fatalf("plain TCP without TLS variables: %v", err)
+	}
+}
