@@ -55,9 +55,10 @@ func (p *SandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
 				MarkdownDescription: "Address of the Docker engine, for example `unix:///var/run/docker.sock` or " +
-					"`tcp://127.0.0.1:2375` (plain TCP: TLS is not supported yet, and `DOCKER_TLS_VERIFY` or `DOCKER_CERT_PATH` with a TCP address is an error rather than an unverified connection). Defaults to the `DOCKER_HOST` environment variable, then to " +
-					"the local socket `unix:///var/run/docker.sock`. The provider checks that the engine " +
-					"answers when it is configured.",
+					"`tcp://127.0.0.1:2375`. Defaults to the `DOCKER_HOST` environment variable, then to the " +
+					"local socket `unix:///var/run/docker.sock`. The provider checks that the engine answers when " +
+					"it is configured. TCP is plain HTTP: TLS is not supported yet, and `DOCKER_TLS_VERIFY` or " +
+					"`DOCKER_CERT_PATH` with a TCP address is an error rather than an unverified connection.",
 				Optional: true,
 			},
 		},
