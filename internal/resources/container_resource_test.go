@@ -33,54 +33,49 @@ func TestAccContainer_isolatedCreateAndImport(t *testing.T) {
   working_dir  = "/tmp"
   user         = "65534:65534"
 `)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
-					statecheck.ExpectKnownValue(addr, attr("networks"),
-						knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("none")})),
-					statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(addr, attr("name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(addr, attr("image_id"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:`))),
-					statecheck.ExpectSensitiveValue(addr, attr("env")),
-					expectIsolated(t),
-					expectEngine(t, func(c container.InspectResponse) error {
-						if c.Config.Labels[resources.LabelManagedBy] != resources.ManagedByValue {
-							return fmt.Errorf("ownership label missing: %v", c.Config.Labels)
-						}
-						if c.Config.User != "65534:65534" || c.Config.WorkingDir != "/tmp" {
-							return fmt.Errorf("user %q, working dir %q", c.Config.User, c.Config.WorkingDir)
-						}
-						if !contains(c.Config.Env, "GREETING=hello") {
-							return fmt.Errorf("env %v lacks GREETING=hello", c.Config.Env)
-						}
-						return nil
-					}),
-				},
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
+				statecheck.ExpectKnownValue(addr, attr("networks"),
+					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("none")})),
+				statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(addr, attr("name"), knownvalue.StringExact(name)),
+				statecheck.ExpectKnownValue(addr, attr("image_id"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:`))),
+				statecheck.ExpectSensitiveValue(addr, attr("env")),
+				expectIsolated(t),
+				expectEngine(t, func(c container.InspectResponse) error {
+					if c.Config.Labels[resources.LabelManagedBy] != resources.ManagedByValue {
+						return fmt.Errorf("ownership label missing: %v", c.Config.Labels)
+					}
+					if c.Config.User != "65534:65534" || c.Config.WorkingDir != "/tmp" {
+						return fmt.Errorf("user %q, working dir %q", c.Config.User, c.Config.WorkingDir)
+					}
+					if !contains(c.Config.Env, "GREETING=hello") {
+						return fmt.Errorf("env %v lacks GREETING=hello", c.Config.Env)
+					}
+					return nil
+				}),
 			},
-			{
-				// A second plan with nothing changed is empty.
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+		},
+		{
+			// A second plan with nothing changed is empty.
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			{
-				ResourceName:      addr,
-				ImportState:       true,
-				ImportStateVerify: true,
-			},
-			{
-				ResourceName:      addr,
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-			},
+		},
+		{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateVerify: true,
+		},
+		{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateId:     name,
+			ImportStateVerify: true,
 		},
 	})
 }
@@ -95,11 +90,7 @@ func TestAccContainer_invalidNetworkModeRejectedAtPlan(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)network_mode.*value must be one of:.*"none"`),
 		})
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		Steps:                    steps,
-	})
+	sandboxTest(t, steps)
 	if list := containersNamed(t, name); len(list) != 0 {
 		t.Fatalf("an invalid network_mode created %d container(s)", len(list))
 	}
@@ -108,29 +99,24 @@ func TestAccContainer_invalidNetworkModeRejectedAtPlan(t *testing.T) {
 func TestAccContainer_removedOutOfBandIsRecreatedIsolated(t *testing.T) {
 	name := sandboxName(t)
 	config := sandboxConfig(name, `  network_mode = "none"`)
-	sameID := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				Config:            config,
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
+	ids := statecheck.CompareValue(compare.ValuesDiffer())
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config:            config,
+			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id"))},
+		},
+		{
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
+			}),
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
 			},
-			{
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
-				}),
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(addr, attr("id")),
-					statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
-					expectIsolated(t),
-				},
+			ConfigStateChecks: []statecheck.StateCheck{
+				ids.AddStateValue(addr, attr("id")),
+				statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
+				expectIsolated(t),
 			},
 		},
 	})
@@ -140,38 +126,33 @@ func TestAccContainer_reattachedToNetworkIsReplacedIsolated(t *testing.T) {
 	name := sandboxName(t)
 	config := sandboxConfig(name, `  network_mode = "none"`)
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				Config:            config,
-				ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config:            config,
+			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
+		},
+		{
+			// The engine lets a network-less container leave "none" and
+			// join another network while still reporting mode "none".
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				if err := api.NetworkDisconnect(ctx, "none", name, false); err != nil {
+					return err
+				}
+				return api.NetworkConnect(ctx, "bridge", name, &network.EndpointSettings{})
+			}),
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					expectPriorValue{address: addr, attribute: "network_mode", want: "bridge"},
+					plancheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
+				},
 			},
-			{
-				// The engine lets a network-less container leave "none" and
-				// join another network while still reporting mode "none".
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					if err := api.NetworkDisconnect(ctx, "none", name, false); err != nil {
-						return err
-					}
-					return api.NetworkConnect(ctx, "bridge", name, &network.EndpointSettings{})
-				}),
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-						expectPriorValue{address: addr, attribute: "network_mode", want: "bridge"},
-						plancheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					ids.AddStateValue(addr, attr("id")),
-					statecheck.ExpectKnownValue(addr, attr("networks"),
-						knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("none")})),
-					expectIsolated(t),
-				},
+			ConfigStateChecks: []statecheck.StateCheck{
+				ids.AddStateValue(addr, attr("id")),
+				statecheck.ExpectKnownValue(addr, attr("networks"),
+					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("none")})),
+				expectIsolated(t),
 			},
 		},
 	})
@@ -188,42 +169,37 @@ func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
 			plancheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
 		},
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				Config:            config,
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config:            config,
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
+		},
+		{
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				return api.ContainerStop(ctx, name, container.StopOptions{})
+			}),
+			Config:           config,
+			ConfigPlanChecks: inPlace,
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(addr, attr("id")),
+				statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
+				expectIsolated(t),
 			},
-			{
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					return api.ContainerStop(ctx, name, container.StopOptions{})
+		},
+		{
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				return api.ContainerPause(ctx, name)
+			}),
+			Config:           config,
+			ConfigPlanChecks: inPlace,
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(addr, attr("id")),
+				expectEngine(t, func(c container.InspectResponse) error {
+					if c.State.Paused || !c.State.Running {
+						return fmt.Errorf("status %q after apply", c.State.Status)
+					}
+					return nil
 				}),
-				Config:           config,
-				ConfigPlanChecks: inPlace,
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(addr, attr("id")),
-					statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
-					expectIsolated(t),
-				},
-			},
-			{
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					return api.ContainerPause(ctx, name)
-				}),
-				Config:           config,
-				ConfigPlanChecks: inPlace,
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(addr, attr("id")),
-					expectEngine(t, func(c container.InspectResponse) error {
-						if c.State.Paused || !c.State.Running {
-							return fmt.Errorf("status %q after apply", c.State.Status)
-						}
-						return nil
-					}),
-				},
 			},
 		},
 	})
@@ -240,36 +216,31 @@ func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
 			return nil
 		})
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				Config: sandboxConfig(name, "  network_mode = \"none\"\n  running = false"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(addr, attr("id")),
-					statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(false)),
-					isState("created"),
-				},
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config: sandboxConfig(name, "  network_mode = \"none\"\n  running = false"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(addr, attr("id")),
+				statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(false)),
+				isState("created"),
 			},
-			{
-				Config: sandboxConfig(name, `  network_mode = "none"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id")), expectIsolated(t)},
+		},
+		{
+			Config: sandboxConfig(name, `  network_mode = "none"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 			},
-			{
-				Config: sandboxConfig(name, "  network_mode = \"none\"\n  running = false\n  stop_timeout = 0"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(addr, attr("id")),
-					statecheck.ExpectKnownValue(addr, attr("stop_timeout"), knownvalue.Int64Exact(0)),
-					isState("exited"),
-				},
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id")), expectIsolated(t)},
+		},
+		{
+			Config: sandboxConfig(name, "  network_mode = \"none\"\n  running = false\n  stop_timeout = 0"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(addr, attr("id")),
+				statecheck.ExpectKnownValue(addr, attr("stop_timeout"), knownvalue.Int64Exact(0)),
+				isState("exited"),
 			},
 		},
 	})
@@ -278,44 +249,39 @@ func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
 func TestAccContainer_renameInPlace(t *testing.T) {
 	name := sandboxName(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				Config:            sandboxConfig(name, `  network_mode = "none"`),
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config:            sandboxConfig(name, `  network_mode = "none"`),
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
+		},
+		{
+			Config: sandboxConfig(name+"-renamed", `  network_mode = "none"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 			},
-			{
-				Config: sandboxConfig(name+"-renamed", `  network_mode = "none"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(addr, attr("id")),
-					expectEngine(t, func(c container.InspectResponse) error {
-						if c.Name != "/"+name+"-renamed" {
-							return fmt.Errorf("engine name %q", c.Name)
-						}
-						return nil
-					}),
-				},
-			},
-			{
-				// Renamed back outside Terraform: the plan renames it again.
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					return api.ContainerRename(ctx, name+"-renamed", name+"-elsewhere")
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(addr, attr("id")),
+				expectEngine(t, func(c container.InspectResponse) error {
+					if c.Name != "/"+name+"-renamed" {
+						return fmt.Errorf("engine name %q", c.Name)
+					}
+					return nil
 				}),
-				Config: sandboxConfig(name+"-renamed", `  network_mode = "none"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-						expectPriorValue{address: addr, attribute: "name", want: name + "-elsewhere"},
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
 			},
+		},
+		{
+			// Renamed back outside Terraform: the plan renames it again.
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				return api.ContainerRename(ctx, name+"-renamed", name+"-elsewhere")
+			}),
+			Config: sandboxConfig(name+"-renamed", `  network_mode = "none"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					expectPriorValue{address: addr, attribute: "name", want: name + "-elsewhere"},
+				},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
 		},
 	})
 }
@@ -323,30 +289,25 @@ func TestAccContainer_renameInPlace(t *testing.T) {
 func TestAccContainer_addingNetworkModeForcesReplacement(t *testing.T) {
 	name := sandboxName(t)
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				// Without network_mode the engine's default network applies.
-				Config: sandboxConfig(name, ""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					ids.AddStateValue(addr, attr("id")),
-					statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(addr, attr("networks"),
-						knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("bridge")})),
+	sandboxTest(t, []resource.TestStep{
+		{
+			// Without network_mode the engine's default network applies.
+			Config: sandboxConfig(name, ""),
+			ConfigStateChecks: []statecheck.StateCheck{
+				ids.AddStateValue(addr, attr("id")),
+				statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(addr, attr("networks"),
+					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("bridge")})),
+			},
+		},
+		{
+			Config: sandboxConfig(name, `  network_mode = "none"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 				},
 			},
-			{
-				Config: sandboxConfig(name, `  network_mode = "none"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
-			},
+			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
 		},
 	})
 }
@@ -354,52 +315,47 @@ func TestAccContainer_addingNetworkModeForcesReplacement(t *testing.T) {
 func TestAccContainer_importForeignContainerReflectsEngine(t *testing.T) {
 	name := sandboxName(t)
 	config := sandboxConfig(name, "  command = [\"sleep\", \"3600\"]\n  network_mode = \"none\"")
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{
-				// A container made outside Terraform, on the default network.
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					c, err := api.ContainerCreate(ctx, &container.Config{Image: testImage, Cmd: []string{"sleep", "3600"}},
-						nil, nil, nil, name)
-					if err != nil {
-						return err
-					}
-					return api.ContainerStart(ctx, c.ID, container.StartOptions{})
-				}),
-				Config:             config,
-				ResourceName:       addr,
-				ImportState:        true,
-				ImportStateId:      name,
-				ImportStatePersist: true,
-				ImportStateCheck: func(states []*terraform.InstanceState) error {
-					if len(states) != 1 {
-						return fmt.Errorf("%d states imported", len(states))
-					}
-					s := states[0].Attributes
-					if _, ok := s["network_mode"]; ok && s["network_mode"] != "" {
-						return fmt.Errorf("network_mode imported as %q, want null", s["network_mode"])
-					}
-					if s["command.#"] != "2" || s["command.0"] != "sleep" || s["init"] != "false" || s["name"] != name {
-						return fmt.Errorf("imported state does not reflect the engine: %v", s)
-					}
-					return nil
+	sandboxTest(t, []resource.TestStep{
+		{
+			// A container made outside Terraform, on the default network.
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				c, err := api.ContainerCreate(ctx, &container.Config{Image: testImage, Cmd: []string{"sleep", "3600"}},
+					nil, nil, nil, name)
+				if err != nil {
+					return err
+				}
+				return api.ContainerStart(ctx, c.ID, container.StartOptions{})
+			}),
+			Config:             config,
+			ResourceName:       addr,
+			ImportState:        true,
+			ImportStateId:      name,
+			ImportStatePersist: true,
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if len(states) != 1 {
+					return fmt.Errorf("%d states imported", len(states))
+				}
+				s := states[0].Attributes
+				if _, ok := s["network_mode"]; ok && s["network_mode"] != "" {
+					return fmt.Errorf("network_mode imported as %q, want null", s["network_mode"])
+				}
+				if s["command.#"] != "2" || s["command.0"] != "sleep" || s["init"] != "false" || s["name"] != name {
+					return fmt.Errorf("imported state does not reflect the engine: %v", s)
+				}
+				return nil
+			},
+		},
+		{
+			// The configuration asks for isolation the imported container
+			// lacks: the plan replaces it.
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+					expectPriorValue{address: addr, attribute: "network_mode", want: nil},
 				},
 			},
-			{
-				// The configuration asks for isolation the imported container
-				// lacks: the plan replaces it.
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-						expectPriorValue{address: addr, attribute: "network_mode", want: nil},
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t)},
-			},
+			ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t)},
 		},
 	})
 }
@@ -407,23 +363,19 @@ func TestAccContainer_importForeignContainerReflectsEngine(t *testing.T) {
 func TestAccContainer_nameConflictLeavesOtherContainerAlone(t *testing.T) {
 	name := sandboxName(t)
 	var foreignID string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					c, err := api.ContainerCreate(ctx, &container.Config{Image: testImage, Cmd: []string{"sleep", "3600"}},
-						&container.HostConfig{NetworkMode: "none"}, nil, nil, name)
-					if err != nil {
-						return err
-					}
-					foreignID = c.ID
-					return api.ContainerStart(ctx, c.ID, container.StartOptions{})
-				}),
-				Config:      sandboxConfig(name, `  network_mode = "none"`),
-				ExpectError: regexp.MustCompile(`(?s)Sandbox name already in use.*` + regexp.QuoteMeta(name) + `.*never adopts`),
-			},
+	sandboxTest(t, []resource.TestStep{
+		{
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				c, err := api.ContainerCreate(ctx, &container.Config{Image: testImage, Cmd: []string{"sleep", "3600"}},
+					&container.HostConfig{NetworkMode: "none"}, nil, nil, name)
+				if err != nil {
+					return err
+				}
+				foreignID = c.ID
+				return api.ContainerStart(ctx, c.ID, container.StartOptions{})
+			}),
+			Config:      sandboxConfig(name, `  network_mode = "none"`),
+			ExpectError: regexp.MustCompile(`(?s)Sandbox name already in use.*` + regexp.QuoteMeta(name) + `.*never adopts`),
 		},
 	})
 	c := inspect(t, name)
@@ -437,19 +389,15 @@ func TestAccContainer_nameConflictLeavesOtherContainerAlone(t *testing.T) {
 
 func TestAccContainer_missingImageIsAClearError(t *testing.T) {
 	name := sandboxName(t)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: fmt.Sprintf(`
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config: fmt.Sprintf(`
 resource "sandbox_container" "test" {
   name         = %q
   image        = "tfsandbox/not-built-here:1"
   network_mode = "none"
 }`, name),
-				ExpectError: regexp.MustCompile(`(?s)Image not available.*not present on the Docker engine.*docker load`),
-			},
+			ExpectError: regexp.MustCompile(`(?s)Image not available.*not present on the Docker engine.*docker load`),
 		},
 	})
 	if list := containersNamed(t, name); len(list) != 0 {
@@ -459,19 +407,14 @@ resource "sandbox_container" "test" {
 
 func TestAccContainer_destroyAfterOutOfBandRemoval(t *testing.T) {
 	name := sandboxName(t)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps: []resource.TestStep{
-			{Config: sandboxConfig(name, `  network_mode = "none"`)},
-			{
-				PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-					return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
-				}),
-				Config:  sandboxConfig(name, `  network_mode = "none"`),
-				Destroy: true,
-			},
+	sandboxTest(t, []resource.TestStep{
+		{Config: sandboxConfig(name, `  network_mode = "none"`)},
+		{
+			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+				return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
+			}),
+			Config:  sandboxConfig(name, `  network_mode = "none"`),
+			Destroy: true,
 		},
 	})
 }
@@ -516,6 +459,19 @@ func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
 	})
 }
 
+// sandboxTest runs acceptance steps with the current provider, failing
+// without an engine and asking the engine at the end that every sandbox is
+// gone.
+func sandboxTest(t *testing.T, steps []resource.TestStep) {
+	t.Helper()
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { preCheck(t) },
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		CheckDestroy:             checkDestroyed(t),
+		Steps:                    steps,
+	})
+}
+
 func contains(list []string, s string) bool {
 	for _, e := range list {
 		if e == s {
@@ -527,16 +483,12 @@ func contains(list []string, s string) bool {
 
 func TestAccContainer_failedStartLeavesNothingBehind(t *testing.T) {
 	name := sandboxName(t)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				// Without the init process the engine itself fails to start
-				// a missing executable.
-				Config:      sandboxConfig(name, "  network_mode = \"none\"\n  init = false\n  entrypoint = [\"/no/such/program\"]"),
-				ExpectError: regexp.MustCompile(`(?s)Cannot start sandbox.*has been removed`),
-			},
+	sandboxTest(t, []resource.TestStep{
+		{
+			// Without the init process the engine itself fails to start
+			// a missing executable.
+			Config:      sandboxConfig(name, "  network_mode = \"none\"\n  init = false\n  entrypoint = [\"/no/such/program\"]"),
+			ExpectError: regexp.MustCompile(`(?s)Cannot start sandbox.*has been removed`),
 		},
 	})
 	if list := containersNamed(t, name); len(list) != 0 {
