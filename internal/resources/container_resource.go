@@ -106,8 +106,7 @@ func (r *ContainerResource) create(ctx context.Context, m *containerModel) diag.
 	if m.Running.ValueBool() {
 		if err := r.client.StartContainer(ctx, id); err != nil {
 			diags.AddError("Cannot start sandbox", fmt.Sprintf(
-				"The container %s was created but the Docker engine could not start it: %v\n\n"+
-					"It has been removed.", id, err))
+				"The Docker engine created container %s but could not start it: %v", shortID(id), err))
 			return append(diags, r.removeAfterFailure(ctx, id)...)
 		}
 	}

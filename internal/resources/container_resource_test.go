@@ -488,7 +488,7 @@ func TestAccContainer_failedStartLeavesNothingBehind(t *testing.T) {
 			// Without the init process the engine itself fails to start
 			// a missing executable.
 			Config:      sandboxConfig(name, "  network_mode = \"none\"\n  init = false\n  entrypoint = [\"/no/such/program\"]"),
-			ExpectError: regexp.MustCompile(`(?s)Cannot start sandbox.*has been removed`),
+			ExpectError: regexp.MustCompile(`(?s)Cannot start sandbox.*could not start it`),
 		},
 	})
 	if list := containersNamed(t, name); len(list) != 0 {
