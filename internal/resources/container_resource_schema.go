@@ -36,7 +36,7 @@ const (
 )
 
 // containerNamePattern is the engine's own rule for container names.
-var containerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
+var containerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]+$`)
 
 func containerSchema() schema.Schema {
 	return schema.Schema{
@@ -54,13 +54,15 @@ func containerSchema() schema.Schema {
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Container name. When omitted the engine picks one. Changing it renames the " +
 					"container in place; a name taken by another container is an error, and that container is " +
-					"left alone. Letters, digits, `_`, `.` and `-`, starting with a letter or digit.",
+					"left alone. At least two characters: letters, digits, `_`, `.` and `-`, starting with a letter " +
+					"or digit.",
 				Optional:      true,
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 				Validators: []validator.String{
 					stringvalidator.RegexMatches(containerNamePattern,
-						"must start with a letter or digit and contain only letters, digits, '_', '.' and '-'"),
+						"must be at least two characters, start with a letter or digit, and contain only "+
+							"letters, digits, '_', '.' and '-'"),
 				},
 			},
 			"image": schema.StringAttribute{

@@ -495,3 +495,33 @@ func TestAccContainer_failedStartLeavesNothingBehind(t *testing.T) {
 		t.Fatalf("a failed start left %d container(s)", len(list))
 	}
 }
+
+func TestAccContainer_invalidArgumentsRejectedAtPlan(t *testing.T) {
+	name := sandboxName(t)
+	image := fmt.Sprintf("image = %q", testImage)
+	named := fmt.Sprintf("name = %q\n  %s", name, image)
+	cases := []struct{ body, want string }{
+		{image + "\n  name = \"-leading-dash\"", `Attribute name must be at least two characters`},
+		{image + "\n  name = \"x\"", `Attribute name must be at least two characters`},
+		{`image = ""`, `image string length must be at least 1`},
+		{named + "\n  labels = { \"tfsandbox.managed-by\" = \"me\" }", `labels.*value must be none of`},
+		{named + "\n  env = { \"A=B\" = \"c\" }", `env.*must be non-empty and contain no '='`},
+		{named + "\n  stop_timeout = -1", `stop_timeout value must be at least 0`},
+		{named + "\n  entrypoint = []", `entrypoint list must contain at least 1`},
+		{named + "\n  command = []", `command list must contain at least 1`},
+		{named + "\n  user = \"\"", `user string length must be at least 1`},
+		{named + "\n  working_dir = \"\"", `working_dir string length must be at least 1`},
+	}
+	steps := make([]resource.TestStep, len(cases))
+	for i, c := range cases {
+		steps[i] = resource.TestStep{
+			Config:      fmt.Sprintf("resource \"sandbox_container\" \"test\" {\n  %s\n}\n", c.body),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)` + c.want),
+		}
+	}
+	sandboxTest(t, steps)
+	if list := containersNamed(t, name); len(list) != 0 {
+		t.Fatalf("invalid arguments created %d container(s)", len(list))
+	}
+}
