@@ -142,11 +142,11 @@ func (m *containerModel) setFromEngine(c container.InspectResponse, img image.In
 	m.WorkingDir = stringOrNull(cfg.WorkingDir, imgCfg.WorkingDir)
 	m.User = stringOrNull(cfg.User, imgCfg.User)
 
-	init := false
+	withInit := false
 	if c.HostConfig != nil && c.HostConfig.Init != nil {
-		init = *c.HostConfig.Init
+		withInit = *c.HostConfig.Init
 	}
-	m.Init = types.BoolValue(init)
+	m.Init = types.BoolValue(withInit)
 	m.StopTimeout = types.Int64Value(defaultStopTimeout)
 
 	m.NetworkMode = types.StringNull()
