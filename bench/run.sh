@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Times terraform apply, plan (a full refresh) and destroy of N isolated
+# sandboxes through the real terraform CLI and the provider built from this
+# tree, against the floor: the same Docker API calls made directly
+# (bench/floor). Runs are interleaved (floor, provider, floor, provider, ...)
+# and the table reports medians, because the machine is shared and noisy.
+#
+#   BENCH_N="10 50 200"  sandbox counts
+#   BENCH_ROUNDS=3       rounds per count
+#   BENCH_IMAGE=...      local image (default tfsandbox/busybox:latest)
+#
+# Run through `make bench`, which makes sure an engine and the image exist.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="$repo/.build/bench"
+counts="${BENCH_N:-10 50 200}"
+rounds="${BENCH_ROUNDS:-3}"
+image="${BENCH_IMAGE:-tfsandbox/busybox:latest}"
+
+rm -rf "$work"
+mkdir -p "$work/plugin" "$work/tf"
+cp "$repo/bench/terraform/main.tf" "$work/tf/main.tf"
+
+echo "== building the provider, the floor and the peak-RSS wrapper"
+(cd "$repo" && go build -o "$work/terraform-provider-sandbox" . &&
+  go build -o "$work/floor" ./bench/floor &&
+  go build -o "$work/plugin/terraform-provider-sandbox" ./bench/peakrss)
+
+cat >"$work/dev.tfrc" <<TFRC
+provider_installation {
+  dev_overrides {
+    "tfsandbox/sandbox" = "$work/plugin"
+  }
+  direct {}
+}
+TFRC
+export TF_CLI_CONFIG_FILE="$work/dev.tfrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
+export BENCH_PROVIDER_BINARY="$work/terraform-provider-sandbox" BENCH_RSS_FILE="$work/rss"
+export TF_VAR_image="$image"
+
+cleanup() {
+  docker ps -aq --filter name='^/tfbench-' | xargs -r docker rm -f >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+cleanup
+
+results="$work/results.tsv"
+: >"$results"
+
+now() { date +%s.%N; }
+
+# tf PHASE N ARGS...: runs terraform, records wall seconds and the peak RSS
+# of the provider processes it started.
+tf() {
+  local phase="$1" n="$2"
+  shift 2
+  : >"$BENCH_RSS_FILE"
+  local start end status=0
+  start="$(now)"
+  terraform -chdir="$work/tf" "$@" -input=false -no-color -var "n=$n" >"$work/tf-$phase.log" 2>&1 || status=$?
+  end="$(now)"
+  if { [ "$phase" = plan ] || [ "$phase" = overhead ]; } && [ "$status" -eq 2 ]; then
+    echo "terraform plan found changes where none were expected: see $work/tf-$phase.log" >&2
+    exit 1
+  elif [ "$status" -ne 0 ]; then
+    echo "terraform $phase failed: see $work/tf-$phase.log" >&2
+    tail -n 20 "$work/tf-$phase.log" >&2
+    exit 1
+  fi
+  local peak
+  peak="$(sort -n "$BENCH_RSS_FILE" | tail -n 1)"
+  printf '%s\tprovider\t%s\t%s\t%s\n' "$n" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" >>"$results"
+}
+
+# Terraform's and the provider's own start-up: a plan of no sandboxes.
+for round in $(seq "$rounds"); do
+  tf overhead 0 plan -detailed-exitcode
+done
+
+for n in $counts; do
+  for round in $(seq "$rounds"); do
+    echo "== N=$n round $round/$rounds: floor"
+    read -r _ create inspect remove < <("$work/floor" -n "$n" -image "$image")
+    printf '%s\tfloor\tapply\t%s\t0\n%s\tfloor\tplan\t%s\t0\n%s\tfloor\tdestroy\t%s\t0\n' \
+      "$n" "$create" "$n" "$inspect" "$n" "$remove" >>"$results"
+
+    echo "== N=$n round $round/$rounds: provider"
+    tf apply "$n" apply -auto-approve
+    tf plan "$n" plan -detailed-exitcode
+    tf destroy "$n" destroy -auto-approve
+  done
+done
+
+echo
+echo "Medians of $rounds interleaved rounds; engine $(docker version -f '{{.Server.Version}}'), $(nproc) cores, $(terraform version | head -n 1)."
+echo "apply = create and start (floor) / terraform apply; plan = inspect / terraform plan (refresh);"
+echo "destroy = force remove / terraform destroy. Peak RSS is the largest provider process in the phase."
+echo
+awk -F'\t' '
+  # Portable awk (mawk has no asort): insertion sort, then the middle.
+  function median(list,   a, k, i, j, t) {
+    k = split(list, a, " ")
+    for (i = 2; i <= k; i++) {
+      t = a[i] + 0
+      for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+      a[j + 1] = t
+    }
+    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+  }
+  {
+    key = $1 SUBSEP $3
+    if ($3 == "overhead") { overhead = overhead " " $4; next }
+    if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
+    secs[$2, key] = secs[$2, key] " " $4
+    if ($2 == "provider") rss[key] = rss[key] " " $5
+  }
+  END {
+    printf "| %5s | %-7s | %12s | %9s | %6s | %16s |\n", "N", "phase", "provider (s)", "floor (s)", "ratio", "provider peak MiB"
+    printf "|------:|---------|-------------:|----------:|-------:|-----------------:|\n"
+    for (i = 1; i <= rows; i++) {
+      split(order[i], kp, SUBSEP)
+      p = median(secs["provider", order[i]]); f = median(secs["floor", order[i]])
+      printf "| %5s | %-7s | %12.2f | %9.2f | %5.2fx | %16.1f |\n", kp[1], kp[2], p, f, (f > 0 ? p / f : 0), median(rss[order[i]]) / 1024
+    }
+    if (overhead != "") printf "\nterraform plan of 0 sandboxes (CLI and provider start-up): %.2f s\n", median(overhead)
+  }' "$results" | tee "$work/table.md"
