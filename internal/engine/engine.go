@@ -4,18 +4,24 @@
 package engine
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
+	"strconv"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/jsonmessage"
+	"github.com/docker/go-connections/nat"
 )
 
 // Client talks to one Docker engine.
@@ -161,7 +167,44 @@ type ContainerSpec struct {
 	WorkingDir  string
 	User        string
 	Init        bool
+
+	CapAdd      []string
+	CapDrop     []string
+	SecurityOpt []string
+	ReadOnly    bool
+	Tmpfs       map[string]string // mount path: mount options
+	Runtime     string            // empty: the engine's default runtime
+	Limits      Limits
+	ShmSize     int64 // bytes; 0: the engine's default
+	Ulimits     []Ulimit
+	Ports       []PortBinding
 }
+
+// Limits are the resource limits the engine can change on a live container.
+// Zero means no limit.
+type Limits struct {
+	Memory     int64 // bytes
+	MemorySwap int64 // bytes of memory plus swap; -1 for unlimited swap
+	NanoCPUs   int64 // CPUs in units of 10^-9
+	PidsLimit  int64
+}
+
+// Ulimit is a process resource limit set in the container.
+type Ulimit struct {
+	Name       string
+	Soft, Hard int64
+}
+
+// PortBinding publishes a container port on the host.
+type PortBinding struct {
+	Port     int    // in the container
+	Protocol string // tcp, udp or sctp
+	HostIP   string
+	HostPort int // 0: the engine picks a free port
+}
+
+// PortKey is the engine's name of a container port, "80/tcp".
+func (p PortBinding) PortKey() nat.Port { return nat.Port(fmt.Sprintf("%d/%s", p.Port, p.Protocol)) }
 
 // CreateContainer creates (but does not start) a container and returns its ID.
 func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (string, error) {
@@ -175,14 +218,88 @@ func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (strin
 		User:       spec.User,
 	}
 	hostCfg := &container.HostConfig{
-		NetworkMode: container.NetworkMode(spec.NetworkMode),
-		Init:        &spec.Init,
+		NetworkMode:    container.NetworkMode(spec.NetworkMode),
+		Init:           &spec.Init,
+		CapAdd:         spec.CapAdd,
+		CapDrop:        spec.CapDrop,
+		SecurityOpt:    spec.SecurityOpt,
+		ReadonlyRootfs: spec.ReadOnly,
+		Tmpfs:          spec.Tmpfs,
+		Runtime:        spec.Runtime,
+		ShmSize:        spec.ShmSize,
+		Resources:      resources(spec.Limits),
+	}
+	for _, u := range spec.Ulimits {
+		hostCfg.Ulimits = append(hostCfg.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
+	}
+	if len(spec.Ports) > 0 {
+		cfg.ExposedPorts = nat.PortSet{}
+		hostCfg.PortBindings = nat.PortMap{}
+	}
+	for _, p := range spec.Ports {
+		key := p.PortKey()
+		cfg.ExposedPorts[key] = struct{}{}
+		hostPort := ""
+		if p.HostPort != 0 {
+			hostPort = strconv.Itoa(p.HostPort)
+		}
+		hostCfg.PortBindings[key] = append(hostCfg.PortBindings[key], nat.PortBinding{HostIP: p.HostIP, HostPort: hostPort})
 	}
 	resp, err := c.api.ContainerCreate(ctx, cfg, hostCfg, nil, nil, spec.Name)
 	if err != nil {
 		return "", err
 	}
 	return resp.ID, nil
+}
+
+func resources(l Limits) container.Resources {
+	r := container.Resources{Memory: l.Memory, MemorySwap: l.MemorySwap, NanoCPUs: l.NanoCPUs}
+	if l.PidsLimit != 0 {
+		r.PidsLimit = &l.PidsLimit
+	}
+	return r
+}
+
+// UpdateLimits changes the resource limits of a container, running or not.
+// The engine cannot lift a memory or CPU limit this way (zero means "leave
+// as is" to it), so callers replace the container for that.
+func (c *Client) UpdateLimits(ctx context.Context, id string, l Limits) error {
+	_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: resources(l)})
+	return err
+}
+
+// File is a file written into a container.
+type File struct {
+	Path    string // absolute
+	Content []byte
+	Mode    int64
+}
+
+// CopyFiles writes files into a container's filesystem, creating missing
+// parent directories. Files are owned by root. The engine refuses this for
+// a container with a read-only root filesystem.
+func (c *Client) CopyFiles(ctx context.Context, id string, files []File) error {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range files {
+		hdr := &tar.Header{
+			Name:     strings.TrimPrefix(path.Clean(f.Path), "/"),
+			Mode:     f.Mode,
+			Size:     int64(len(f.Content)),
+			Typeflag: tar.TypeReg,
+			ModTime:  time.Now(),
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(f.Content); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return c.api.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{})
 }
 
 // InspectContainer returns the engine's data for a container, by ID or name.
