@@ -23,10 +23,12 @@ import (
 const cleanupTimeout = 30 * time.Second
 
 var (
-	_ resource.Resource                 = &ContainerResource{}
-	_ resource.ResourceWithConfigure    = &ContainerResource{}
-	_ resource.ResourceWithImportState  = &ContainerResource{}
-	_ resource.ResourceWithUpgradeState = &ContainerResource{}
+	_ resource.Resource                   = &ContainerResource{}
+	_ resource.ResourceWithConfigure      = &ContainerResource{}
+	_ resource.ResourceWithImportState    = &ContainerResource{}
+	_ resource.ResourceWithUpgradeState   = &ContainerResource{}
+	_ resource.ResourceWithValidateConfig = &ContainerResource{}
+	_ resource.ResourceWithModifyPlan     = &ContainerResource{}
 )
 
 // NewContainerResource returns the sandbox_container resource.
@@ -45,8 +47,8 @@ func (r *ContainerResource) Metadata(_ context.Context, req resource.MetadataReq
 }
 
 // Schema describes the resource.
-func (r *ContainerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = containerSchema()
+func (r *ContainerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = containerSchema(ctx)
 }
 
 // Configure takes the provider's engine client.
@@ -68,24 +70,83 @@ func (r *ContainerResource) UpgradeState(_ context.Context) map[int64]resource.S
 	return containerStateUpgraders()
 }
 
-// Create makes the image available, creates the container with its network
-// mode, starts it and checks what the engine then shows. A container left
-// behind by a failure is removed.
-func (r *ContainerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan containerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+// ValidateConfig checks what single attributes cannot: combinations.
+func (r *ContainerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m containerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.create(ctx, &plan)...)
+	resp.Diagnostics.Append(validateCombinations(ctx, m)...)
+}
+
+// ModifyPlan records each file's digest, so that a plan shows a file whose
+// content changed, and replaces the sandbox when its files change.
+func (r *ContainerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var files types.Map
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("files"), &files)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	planned, diags := planFiles(ctx, files)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files"), planned)...)
+	if req.State.Raw.IsNull() {
+		return
+	}
+	var prior types.Map
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("files"), &prior)...)
+	if !prior.Equal(planned) {
+		resp.RequiresReplace.Append(path.Root("files"))
+	}
+}
+
+// Create makes the image available, creates the container with its network
+// mode, privileges and limits, writes its files, starts it and checks what
+// the engine then shows. A container left behind by a failure is removed.
+func (r *ContainerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan containerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	// Write-only values are only in the configuration.
+	var secretEnv map[string]string
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("env_wo"), &secretEnv)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	resp.Diagnostics.Append(r.create(ctx, &plan, secretEnv)...)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		resp.Diagnostics.AddError("Sandbox creation timed out", fmt.Sprintf(
+			"Creating the sandbox took longer than its create timeout (%s), pulling the image included. "+
+				"Anything half-created was removed. Raise timeouts.create, or make the image available "+
+				"on the engine beforehand.", timeout))
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
-func (r *ContainerResource) create(ctx context.Context, m *containerModel) diag.Diagnostics {
-	spec, diags := m.spec(ctx)
+func (r *ContainerResource) create(ctx context.Context, m *containerModel, secretEnv map[string]string) diag.Diagnostics {
+	spec, diags := m.spec(ctx, secretEnv)
+	if diags.HasError() {
+		return diags
+	}
+	files, fileDiags := engineFiles(ctx, m.Files)
+	diags.Append(fileDiags...)
 	if diags.HasError() {
 		return diags
 	}
@@ -101,6 +162,14 @@ func (r *ContainerResource) create(ctx context.Context, m *containerModel) diag.
 		diags.AddError("Cannot create sandbox",
 			fmt.Sprintf("The Docker engine at %s refused to create the container: %v", r.client.Endpoint(), err))
 		return diags
+	}
+
+	if len(files) > 0 {
+		if err := r.client.CopyFiles(ctx, id, files); err != nil {
+			diags.AddAttributeError(path.Root("files"), "Cannot write files into sandbox", fmt.Sprintf(
+				"The Docker engine created container %s but refused its files: %v", shortID(id), err))
+			return append(diags, r.removeAfterFailure(ctx, id)...)
+		}
 	}
 
 	if m.Running.ValueBool() {
@@ -171,8 +240,8 @@ func (r *ContainerResource) refresh(ctx context.Context, m *containerModel) (boo
 	return true, diags
 }
 
-// Update renames the container and starts, unpauses or stops it; everything
-// else forces replacement.
+// Update renames the container, applies changed limits and starts,
+// unpauses or stops it; everything else forces replacement.
 func (r *ContainerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state containerModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -199,7 +268,11 @@ func (r *ContainerResource) update(ctx context.Context, plan *containerModel, st
 		}
 	}
 
-	diags := r.applyRunState(ctx, id, *plan)
+	diags := r.applyLimits(ctx, id, *plan, state)
+	if diags.HasError() {
+		return diags
+	}
+	diags.Append(r.applyRunState(ctx, id, *plan)...)
 	if diags.HasError() {
 		return diags
 	}
@@ -207,6 +280,32 @@ func (r *ContainerResource) update(ctx context.Context, plan *containerModel, st
 	diags.Append(observeDiags...)
 	if !diags.HasError() {
 		plan.setObserved(c)
+	}
+	return diags
+}
+
+// applyLimits changes the container's limits when the plan's differ from the
+// state's, then checks that the engine shows the new ones.
+func (r *ContainerResource) applyLimits(ctx context.Context, id string, plan, state containerModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	want := plan.limits()
+	if want == state.limits() {
+		return diags
+	}
+	if err := r.client.UpdateLimits(ctx, id, want); err != nil {
+		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
+			"The Docker engine refused the new limits for container %s: %v", shortID(id), err))
+		return diags
+	}
+	c, err := r.client.InspectContainer(ctx, id)
+	if err != nil {
+		diags.AddError("Cannot read sandbox", fmt.Sprintf("Inspecting container %s failed: %v", shortID(id), err))
+		return diags
+	}
+	if got := engineLimits(c.HostConfig); got != want {
+		diags.AddError("Sandbox limits not applied", fmt.Sprintf(
+			"The Docker engine accepted new limits for container %s but shows %+v instead of %+v.",
+			shortID(id), got, want))
 	}
 	return diags
 }
@@ -273,7 +372,19 @@ func (r *ContainerResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	resp.Diagnostics.Append(r.remove(ctx, state)...)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		resp.Diagnostics.AddError("Sandbox deletion timed out", fmt.Sprintf(
+			"Destroying the sandbox took longer than its delete timeout (%s). Raise timeouts.delete, "+
+				"or remove the container by hand: docker rm -f %s", timeout, state.ID.ValueString()))
+	}
 }
 
 func (r *ContainerResource) remove(ctx context.Context, m containerModel) diag.Diagnostics {

@@ -2,12 +2,14 @@ package resources
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -15,12 +17,16 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/validators"
 )
 
-// Ownership labels the provider stamps on every container it creates.
+// Labels the provider stamps on the containers it creates: ownership on
+// every one, and the names (never the values) of write-only secret
+// environment variables.
 const (
 	labelManagedBy    = "tfsandbox.managed-by"
 	labelResourceType = "tfsandbox.resource-type"
+	labelSecretEnv    = "tfsandbox.secret-env-names"
 	managedByValue    = "terraform-provider-sandbox"
 )
 
@@ -45,6 +51,26 @@ type containerModel struct {
 	StopTimeout types.Int64  `tfsdk:"stop_timeout"`
 	Networks    types.Set    `tfsdk:"networks"`
 	ImageID     types.String `tfsdk:"image_id"`
+
+	CapAdd          types.Set      `tfsdk:"cap_add"`
+	CapDrop         types.Set      `tfsdk:"cap_drop"`
+	NoNewPrivileges types.Bool     `tfsdk:"no_new_privileges"`
+	ReadOnly        types.Bool     `tfsdk:"read_only"`
+	Tmpfs           types.Map      `tfsdk:"tmpfs"`
+	Runtime         types.String   `tfsdk:"runtime"`
+	SecurityOpts    types.Set      `tfsdk:"security_opts"`
+	AllowUnconfined types.Bool     `tfsdk:"allow_unconfined"`
+	Memory          types.Int64    `tfsdk:"memory"`
+	MemorySwap      types.Int64    `tfsdk:"memory_swap"`
+	CPUs            types.Float64  `tfsdk:"cpus"`
+	PidsLimit       types.Int64    `tfsdk:"pids_limit"`
+	ShmSize         types.Int64    `tfsdk:"shm_size"`
+	Ulimits         types.Map      `tfsdk:"ulimits"`
+	Ports           types.Set      `tfsdk:"ports"`
+	Files           types.Map      `tfsdk:"files"`
+	EnvWO           types.Map      `tfsdk:"env_wo"`
+	EnvWOVersion    types.Int64    `tfsdk:"env_wo_version"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
 // isolated reports whether the configuration asks for network isolation.
@@ -53,7 +79,8 @@ func (m containerModel) isolated() bool {
 }
 
 // spec turns a planned sandbox into what the engine is asked to create.
-func (m containerModel) spec(ctx context.Context) (engine.ContainerSpec, diag.Diagnostics) {
+// secretEnv holds the write-only env_wo values from the configuration.
+func (m containerModel) spec(ctx context.Context, secretEnv map[string]string) (engine.ContainerSpec, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	spec := engine.ContainerSpec{
 		Name:        m.Name.ValueString(),
@@ -72,6 +99,7 @@ func (m containerModel) spec(ctx context.Context) (engine.ContainerSpec, diag.Di
 	var env map[string]string
 	diags.Append(m.Env.ElementsAs(ctx, &env, false)...)
 	spec.Env = envList(env)
+	spec.Env = append(spec.Env, envList(secretEnv)...)
 
 	diags.Append(m.Labels.ElementsAs(ctx, &spec.Labels, false)...)
 	if spec.Labels == nil {
@@ -79,6 +107,10 @@ func (m containerModel) spec(ctx context.Context) (engine.ContainerSpec, diag.Di
 	}
 	spec.Labels[labelManagedBy] = managedByValue
 	spec.Labels[labelResourceType] = "sandbox_container"
+	if len(secretEnv) > 0 {
+		spec.Labels[labelSecretEnv] = strings.Join(slices.Sorted(maps.Keys(secretEnv)), ",")
+	}
+	diags.Append(m.hardeningSpec(ctx, &spec)...)
 	return spec, diags
 }
 
@@ -102,6 +134,7 @@ func (m *containerModel) setObserved(c container.InspectResponse) {
 	m.ImageID = types.StringValue(c.Image)
 
 	m.Networks = stringSet(isolation.Assess(c).Networks)
+	m.observeHardening(c)
 }
 
 func isRunning(c container.InspectResponse) bool {
@@ -137,7 +170,11 @@ func (m *containerModel) setFromEngine(c container.InspectResponse, img image.In
 	m.Entrypoint = stringList(entrypoint)
 	m.Command = stringList(command)
 
-	m.Env = stringMap(envMap(without(cfg.Env, imgCfg.Env)))
+	env := envMap(without(cfg.Env, imgCfg.Env))
+	for _, secret := range strings.Split(cfg.Labels[labelSecretEnv], ",") {
+		delete(env, secret)
+	}
+	m.Env = stringMap(env)
 	m.Labels = stringMap(userLabels(cfg.Labels, imgCfg.Labels))
 	m.WorkingDir = stringOrNull(cfg.WorkingDir, imgCfg.WorkingDir)
 	m.User = stringOrNull(cfg.User, imgCfg.User)
@@ -153,7 +190,11 @@ func (m *containerModel) setFromEngine(c container.InspectResponse, img image.In
 	if isolation.Assess(c).Isolated {
 		m.NetworkMode = types.StringValue(isolation.NoneMode)
 	}
+	// Start from nothing, so that observing takes every hardening value
+	// from the engine.
+	m.setHardeningNull()
 	m.setObserved(c)
+	m.AllowUnconfined = types.BoolValue(slices.ContainsFunc(setStrings(m.SecurityOpts), validators.Unconfined))
 }
 
 // without returns the entries of list that are not in base.
@@ -184,7 +225,7 @@ func envMap(list []string) map[string]string {
 func userLabels(labels, imageLabels map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range labels {
-		if k == labelManagedBy || k == labelResourceType {
+		if k == labelManagedBy || k == labelResourceType || k == labelSecretEnv {
 			continue
 		}
 		if iv, ok := imageLabels[k]; ok && iv == v {

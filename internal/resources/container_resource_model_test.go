@@ -8,9 +8,13 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/go-connections/nat"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	dockerspec "github.com/moby/docker-image-spec/specs-go/v1"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 func TestSpecDefaultsToKeepAliveAndStampsOwnership(t *testing.T) {
@@ -27,7 +31,8 @@ func TestSpecDefaultsToKeepAliveAndStampsOwnership(t *testing.T) {
 		User:        types.StringNull(),
 		Init:        types.BoolValue(true),
 	}
-	spec, diags := m.spec(context.Background())
+	m.setHardeningNull()
+	spec, diags := m.spec(context.Background(), nil)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -45,7 +50,7 @@ func TestSpecDefaultsToKeepAliveAndStampsOwnership(t *testing.T) {
 	}
 
 	m.Command = stringList([]string{"sleep", "1"})
-	spec, _ = m.spec(context.Background())
+	spec, _ = m.spec(context.Background(), nil)
 	if spec.Entrypoint != nil || !reflect.DeepEqual(spec.Command, []string{"sleep", "1"}) {
 		t.Errorf("with a command: entrypoint %v command %v", spec.Entrypoint, spec.Command)
 	}
@@ -142,5 +147,73 @@ func TestSetFromEngine(t *testing.T) {
 				t.Errorf("setFromEngine gave %+v", m)
 			}
 		})
+	}
+}
+
+func TestLimitsWithoutSwapGiveNoSwap(t *testing.T) {
+	t.Parallel()
+	var m containerModel
+	m.setHardeningNull()
+	m.Memory, m.CPUs, m.PidsLimit = types.Int64Value(64), types.Float64Value(1.3), types.Int64Value(10)
+	want := engine.Limits{Memory: 64 * mib, MemorySwap: 64 * mib, NanoCPUs: 1_300_000_000, PidsLimit: 10}
+	if got := m.limits(); got != want {
+		t.Errorf("limits %+v, want %+v", got, want)
+	}
+	m.MemorySwap = types.Int64Value(128)
+	if got := m.limits().MemorySwap; got != 128*mib {
+		t.Errorf("memory+swap %d, want 128 MiB", got)
+	}
+}
+
+// Observing what the engine made of a configuration changes nothing in it,
+// whatever order or spelling the engine uses; a widened value shows.
+func TestObserveHardeningKeepsEqualValues(t *testing.T) {
+	t.Parallel()
+	var m containerModel
+	m.setHardeningNull()
+	m.CapDrop = stringSet([]string{"NET_RAW", "ALL"})
+	m.Tmpfs = stringMap(map[string]string{"/tmp": "rw"})
+	m.Memory = types.Int64Value(64)
+	m.Ports = types.SetValueMust(types.ObjectType{AttrTypes: portAttrTypes}, []attr.Value{
+		types.ObjectValueMust(portAttrTypes, map[string]attr.Value{
+			"internal": types.Int64Value(80), "external": types.Int64Null(),
+			"host_ip": types.StringNull(), "protocol": types.StringNull(),
+		}),
+	})
+	before := m
+
+	pids := int64(0)
+	c := container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{HostConfig: &container.HostConfig{
+		CapDrop:      []string{"CAP_ALL", "net_raw"},
+		SecurityOpt:  []string{"no-new-privileges"},
+		Tmpfs:        map[string]string{"/tmp": "rw"},
+		ShmSize:      engineDefaultShmMiB * mib,
+		Runtime:      "runc",
+		Resources:    container.Resources{Memory: 64 * mib, MemorySwap: 64 * mib, PidsLimit: &pids},
+		PortBindings: nat.PortMap{"80/tcp": []nat.PortBinding{{HostIP: "127.0.0.1"}}},
+	}}}
+	m.observeHardening(c)
+	for name, pair := range map[string][2]attr.Value{
+		"cap_drop": {before.CapDrop, m.CapDrop}, "tmpfs": {before.Tmpfs, m.Tmpfs}, "ports": {before.Ports, m.Ports},
+		"memory": {before.Memory, m.Memory}, "memory_swap": {before.MemorySwap, m.MemorySwap},
+		"shm_size": {before.ShmSize, m.ShmSize}, "runtime": {before.Runtime, m.Runtime},
+		"pids_limit": {before.PidsLimit, m.PidsLimit}, "security_opts": {before.SecurityOpts, m.SecurityOpts},
+	} {
+		if !pair[0].Equal(pair[1]) {
+			t.Errorf("%s: %v became %v", name, pair[0], pair[1])
+		}
+	}
+	if !m.NoNewPrivileges.ValueBool() {
+		t.Error("no-new-privileges not observed")
+	}
+
+	c.HostConfig.CapAdd = []string{"CAP_SYS_ADMIN"}
+	c.HostConfig.SecurityOpt = []string{"seccomp=unconfined"}
+	c.HostConfig.Memory, c.HostConfig.MemorySwap = 512*mib, -1
+	m.observeHardening(c)
+	if !m.CapAdd.Equal(stringSet([]string{"SYS_ADMIN"})) || m.NoNewPrivileges.ValueBool() ||
+		m.Memory.ValueInt64() != 512 || m.MemorySwap.ValueInt64() != -1 ||
+		!m.SecurityOpts.Equal(stringSet([]string{"seccomp=unconfined"})) {
+		t.Errorf("widened privileges or changed limits not observed: %+v", m)
 	}
 }

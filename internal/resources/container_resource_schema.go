@@ -2,8 +2,11 @@ package resources
 
 import (
 	"context"
+	"maps"
 	"regexp"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -25,8 +28,9 @@ import (
 )
 
 // containerSchemaVersion is the version of the current schema. Version 0
-// predated network_mode.
-const containerSchemaVersion = 1
+// predated network_mode; version 1 predated hardening, limits, ports, files
+// and secrets.
+const containerSchemaVersion = 2
 
 // Defaults that are part of the schema and of import.
 const (
@@ -35,10 +39,48 @@ const (
 	defaultStopTimeout = 10
 )
 
-// containerNamePattern is the engine's own rule for container names.
-var containerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]+$`)
+// Default timeouts. Create includes pulling a missing image.
+const (
+	defaultCreateTimeout = 10 * time.Minute
+	defaultDeleteTimeout = 5 * time.Minute
+)
 
-func containerSchema() schema.Schema {
+var (
+	// containerNamePattern is the engine's own rule for container names.
+	containerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]+$`)
+	envNamePattern       = regexp.MustCompile(`^[^=]+$`)
+)
+
+func containerSchema(ctx context.Context) schema.Schema {
+	s := coreSchema()
+	for _, group := range []map[string]schema.Attribute{privilegeAttributes(), limitAttributes(), secretAttributes()} {
+		maps.Copy(s.Attributes, group)
+	}
+	s.Attributes["ports"] = portsAttribute()
+	s.Attributes["files"] = filesAttribute()
+	s.Attributes["timeouts"] = timeoutsAttribute(ctx)
+	return s
+}
+
+// timeoutsAttribute bounds create and delete, as durations like "30s" or
+// "2m".
+func timeoutsAttribute(ctx context.Context) schema.Attribute {
+	attribute := timeouts.Attributes(ctx, timeouts.Opts{
+		Create:            true,
+		Delete:            true,
+		CreateDescription: "How long creating the sandbox may take, pulling a missing image included (default `10m`).",
+		DeleteDescription: "How long destroying the sandbox may take (default `5m`).",
+	})
+	if nested, ok := attribute.(schema.SingleNestedAttribute); ok {
+		nested.MarkdownDescription = "Time limits, as durations such as `\"30s\"` or `\"2m\"`. Changing them " +
+			"updates the state only."
+		return nested
+	}
+	return attribute
+}
+
+// coreSchema is the sandbox's identity, image, process and network.
+func coreSchema() schema.Schema {
 	return schema.Schema{
 		Version: containerSchemaVersion,
 		MarkdownDescription: "A sandbox: a Docker container for running untrusted code, kept alive so it can be " +
@@ -109,19 +151,19 @@ func containerSchema() schema.Schema {
 				Sensitive:     true,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 				Validators: []validator.Map{mapvalidator.KeysAre(
-					stringvalidator.RegexMatches(regexp.MustCompile(`^[^=]+$`), "must be non-empty and contain no '='"),
+					stringvalidator.RegexMatches(envNamePattern, "must be non-empty and contain no '='"),
 				)},
 			},
 			"labels": schema.MapAttribute{
-				MarkdownDescription: "Labels added to the container. The provider also stamps its own ownership " +
-					"labels (`" + labelManagedBy + "` and `" + labelResourceType + "`), which cannot be set here. Changing it forces " +
-					"replacement.",
+				MarkdownDescription: "Labels added to the container. The provider also stamps its own labels " +
+					"(`" + labelManagedBy + "`, `" + labelResourceType + "` and, with `env_wo`, `" + labelSecretEnv +
+					"`), which cannot be set here. Changing it forces replacement.",
 				ElementType:   types.StringType,
 				Optional:      true,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 				Validators: []validator.Map{mapvalidator.KeysAre(
 					stringvalidator.LengthAtLeast(1),
-					stringvalidator.NoneOf(labelManagedBy, labelResourceType),
+					stringvalidator.NoneOf(labelManagedBy, labelResourceType, labelSecretEnv),
 				)},
 			},
 			"working_dir": schema.StringAttribute{
@@ -185,6 +227,15 @@ func containerSchema() schema.Schema {
 // It is frozen: it describes states written by that version, and only its
 // types matter.
 func containerSchemaV0() *schema.Schema {
+	s := containerSchemaV1()
+	s.Version = 0
+	delete(s.Attributes, "network_mode")
+	return s
+}
+
+// containerSchemaV1 is the schema of version 1, which predated hardening,
+// limits, ports, files, secrets and timeouts. It is frozen.
+func containerSchemaV1() *schema.Schema {
 	str := func() schema.StringAttribute { return schema.StringAttribute{Optional: true, Computed: true} }
 	strList := func() schema.ListAttribute {
 		return schema.ListAttribute{ElementType: types.StringType, Optional: true}
@@ -193,11 +244,12 @@ func containerSchemaV0() *schema.Schema {
 		return schema.MapAttribute{ElementType: types.StringType, Optional: true}
 	}
 	return &schema.Schema{
-		Version: 0,
+		Version: 1,
 		Attributes: map[string]schema.Attribute{
 			"id":           str(),
 			"name":         str(),
 			"image":        schema.StringAttribute{Required: true},
+			"network_mode": schema.StringAttribute{Optional: true},
 			"entrypoint":   strList(),
 			"command":      strList(),
 			"env":          schema.MapAttribute{ElementType: types.StringType, Optional: true, Sensitive: true},
@@ -211,6 +263,25 @@ func containerSchemaV0() *schema.Schema {
 			"image_id":     schema.StringAttribute{Computed: true},
 		},
 	}
+}
+
+// containerModelV1 is a state written by schema version 1.
+type containerModelV1 struct {
+	ID          types.String `tfsdk:"id"`
+	Name        types.String `tfsdk:"name"`
+	Image       types.String `tfsdk:"image"`
+	NetworkMode types.String `tfsdk:"network_mode"`
+	Entrypoint  types.List   `tfsdk:"entrypoint"`
+	Command     types.List   `tfsdk:"command"`
+	Env         types.Map    `tfsdk:"env"`
+	Labels      types.Map    `tfsdk:"labels"`
+	WorkingDir  types.String `tfsdk:"working_dir"`
+	User        types.String `tfsdk:"user"`
+	Init        types.Bool   `tfsdk:"init"`
+	Running     types.Bool   `tfsdk:"running"`
+	StopTimeout types.Int64  `tfsdk:"stop_timeout"`
+	Networks    types.Set    `tfsdk:"networks"`
+	ImageID     types.String `tfsdk:"image_id"`
 }
 
 // containerModelV0 is a state written by schema version 0.
@@ -231,10 +302,10 @@ type containerModelV0 struct {
 	ImageID     types.String `tfsdk:"image_id"`
 }
 
-// upgradeFromV0 carries a version 0 state over unchanged; network_mode, which
-// version 0 did not have, is null: the engine's default, as it was then.
+// upgradeFromV0 carries a version 0 state over; network_mode, which version
+// 0 did not have, is null: the engine's default, as it was then.
 func upgradeFromV0(old containerModelV0) containerModel {
-	return containerModel{
+	return upgradeFromV1(containerModelV1{
 		ID:          old.ID,
 		Name:        old.Name,
 		Image:       old.Image,
@@ -250,23 +321,55 @@ func upgradeFromV0(old containerModelV0) containerModel {
 		StopTimeout: old.StopTimeout,
 		Networks:    old.Networks,
 		ImageID:     old.ImageID,
+	})
+}
+
+// upgradeFromV1 carries a version 1 state over. The new attributes record
+// what version 1 created: no limits, a writable root, and no
+// no-new-privileges, so a configuration that keeps the default
+// no_new_privileges = true plans a replacement with a hardened sandbox.
+func upgradeFromV1(old containerModelV1) containerModel {
+	m := containerModel{
+		ID:          old.ID,
+		Name:        old.Name,
+		Image:       old.Image,
+		NetworkMode: old.NetworkMode,
+		Entrypoint:  old.Entrypoint,
+		Command:     old.Command,
+		Env:         old.Env,
+		Labels:      old.Labels,
+		WorkingDir:  old.WorkingDir,
+		User:        old.User,
+		Init:        old.Init,
+		Running:     old.Running,
+		StopTimeout: old.StopTimeout,
+		Networks:    old.Networks,
+		ImageID:     old.ImageID,
 	}
+	m.setHardeningNull()
+	m.NoNewPrivileges = types.BoolValue(false)
+	m.ReadOnly = types.BoolValue(defaultReadOnly)
+	m.AllowUnconfined = types.BoolValue(defaultAllowUnconfined)
+	return m
 }
 
 // containerStateUpgraders has one upgrader per earlier schema version, each
 // straight to the current one.
 func containerStateUpgraders() map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{
-		0: {
-			PriorSchema: containerSchemaV0(),
-			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-				var old containerModelV0
-				resp.Diagnostics.Append(req.State.Get(ctx, &old)...)
-				if resp.Diagnostics.HasError() {
-					return
-				}
-				resp.Diagnostics.Append(resp.State.Set(ctx, upgradeFromV0(old))...)
-			},
-		},
+		0: {PriorSchema: containerSchemaV0(), StateUpgrader: upgrader(upgradeFromV0)},
+		1: {PriorSchema: containerSchemaV1(), StateUpgrader: upgrader(upgradeFromV1)},
+	}
+}
+
+// upgrader reads a prior state into T and writes what upgrade makes of it.
+func upgrader[T any](upgrade func(T) containerModel) func(context.Context, resource.UpgradeStateRequest, *resource.UpgradeStateResponse) {
+	return func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+		var old T
+		resp.Diagnostics.Append(req.State.Get(ctx, &old)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, upgrade(old))...)
 	}
 }

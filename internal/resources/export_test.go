@@ -13,7 +13,7 @@ const (
 )
 
 // NewLegacyContainerResourceV0 returns sandbox_container as schema version 0
-// served it, before network_mode existed: the current schema without
+// served it, before network_mode existed: the core (version 1) schema without
 // network_mode, at version 0. Tests use it to write states that the current
 // resource must upgrade.
 func NewLegacyContainerResourceV0() resource.Resource {
@@ -25,7 +25,7 @@ type legacyContainerResource struct {
 }
 
 func (r *legacyContainerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	s := containerSchema()
+	s := coreSchema()
 	delete(s.Attributes, "network_mode")
 	s.Version = 0
 	resp.Schema = s
@@ -35,6 +35,13 @@ func (r *legacyContainerResource) UpgradeState(context.Context) map[int64]resour
 	return nil
 }
 
+// Version 0 had no combinations to validate and no files to plan.
+func (r *legacyContainerResource) ValidateConfig(context.Context, resource.ValidateConfigRequest, *resource.ValidateConfigResponse) {
+}
+
+func (r *legacyContainerResource) ModifyPlan(context.Context, resource.ModifyPlanRequest, *resource.ModifyPlanResponse) {
+}
+
 func (r *legacyContainerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var old containerModelV0
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &old)...)
@@ -42,7 +49,7 @@ func (r *legacyContainerResource) Create(ctx context.Context, req resource.Creat
 		return
 	}
 	m := upgradeFromV0(old)
-	resp.Diagnostics.Append(r.create(ctx, &m)...)
+	resp.Diagnostics.Append(r.create(ctx, &m, nil)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
