@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds a small local image from Debian's statically linked busybox, with no
 # registry and no Dockerfile: a root filesystem of busybox and its applet
-# links, imported with `docker import`. Usage: build-image.sh [IMAGE]
+# links, plus /bin/euid (scripts/euid, setuid root) for the privilege tests,
+# imported with `docker import`. Usage: build-image.sh [IMAGE]
 set -euo pipefail
 
 image="${1:-tfsandbox/busybox:latest}"
+# Bump when the image's content changes, so that older builds are replaced.
+version=2
+repo="$(cd "$(dirname "$0")/.." && pwd)"
 
-if docker image inspect "$image" >/dev/null 2>&1; then
+have="$(docker image inspect -f '{{index .Config.Labels "tfsandbox.test-image-version"}}' "$image" 2>/dev/null || true)"
+if [ "$have" = "$version" ]; then
   echo "image: $image is present"
   exit 0
 fi
@@ -34,6 +39,8 @@ cp "$busybox" "$root/bin/busybox"
 for applet in $("$busybox" --list); do
   [ "$applet" = busybox ] || ln -s busybox "$root/bin/$applet"
 done
+(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$root/bin/euid" ./scripts/euid)
+chmod 4755 "$root/bin/euid"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 
@@ -42,5 +49,6 @@ tar -C "$root" --numeric-owner --owner=0 --group=0 -c . |
     --change 'ENV PATH=/bin' \
     --change 'CMD ["sh"]' \
     --change 'LABEL org.opencontainers.image.description="busybox built locally for terraform-provider-sandbox"' \
+    --change "LABEL tfsandbox.test-image-version=$version" \
     - "$image" >/dev/null
 echo "image: built $image from $busybox"

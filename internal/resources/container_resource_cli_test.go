@@ -12,6 +12,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
+	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 )
 
 // terraformCLI runs the real terraform CLI against the provider binary built
@@ -135,4 +136,42 @@ func TestAccContainer_cliPlanExplainsLostIsolation(t *testing.T) {
 // flatten undoes the CLI's line wrapping of diagnostics.
 func flatten(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// A write-only secret reaches the sandbox through the real CLI, and appears
+// neither in the plan output, nor in the state file, nor in a trace log of
+// Terraform and the provider.
+func TestAccContainer_cliSecretsStayOutOfStateAndLogs(t *testing.T) {
+	preCheck(t)
+	name := sandboxName(t)
+	secret := "tfsandbox-secret-" + acctest.RandString(20)
+	tf := newTerraformCLI(t, sandboxConfig(name, fmt.Sprintf(`
+  network_mode   = "none"
+  env_wo         = { API_TOKEN = %q }
+  env_wo_version = 1
+`, secret)))
+	t.Cleanup(func() { tf.run("destroy", "-auto-approve") })
+	logFile := filepath.Join(tf.dir, "trace.log")
+	tf.env = append(tf.env, "TF_LOG=trace", "TF_LOG_PATH="+logFile)
+
+	out := tf.run("apply", "-auto-approve")
+	if c := inspect(t, name); !contains(c.Config.Env, "API_TOKEN="+secret) {
+		t.Fatal("the sandbox's environment lacks the secret")
+	}
+	state, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trace) == 0 {
+		t.Fatal("the trace log is empty, so the check below would prove nothing")
+	}
+	for what, text := range map[string]string{"apply output": out, "state file": string(state), "trace log": string(trace)} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the secret appears in the %s", what)
+		}
+	}
 }

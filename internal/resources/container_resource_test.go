@@ -433,19 +433,23 @@ func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
 				ConfigStateChecks:        []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
 			},
 			{
-				// Read by the current version: the state upgrades and the
-				// plan is empty.
+				// Read by the current version: the state upgrades, and with
+				// the configuration keeping what version 0 created (it had no
+				// no_new_privileges) the plan is empty.
 				ProtoV6ProviderFactories: protoV6ProviderFactories,
-				Config:                   sandboxConfig(name, ""),
+				Config:                   sandboxConfig(name, `  no_new_privileges = false`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(addr, attr("id")),
 					statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, attr("no_new_privileges"), knownvalue.Bool(false)),
 				},
 			},
 			{
+				// With the defaults, the sandbox is replaced by a hardened,
+				// isolated one.
 				ProtoV6ProviderFactories: protoV6ProviderFactories,
 				Config:                   sandboxConfig(name, `  network_mode = "none"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -453,7 +457,10 @@ func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 					},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t)},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectIsolated(t),
+					statecheck.ExpectKnownValue(addr, attr("no_new_privileges"), knownvalue.Bool(true)),
+				},
 			},
 		},
 	})

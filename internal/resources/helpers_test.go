@@ -174,29 +174,53 @@ func checkDestroyed(t *testing.T) func(*terraform.State) error {
 }
 
 // execIn runs a command in a running container and returns its standard
-// output.
+// output, or an error when it exits non-zero.
 func execIn(ctx context.Context, api *client.Client, id string, cmd ...string) (string, error) {
-	created, err := api.ContainerExecCreate(ctx, id, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
+	res, err := execRun(ctx, api, id, cmd...)
 	if err != nil {
 		return "", err
 	}
+	if res.exitCode != 0 {
+		return "", fmt.Errorf("%v exited %d: %s", cmd, res.exitCode, res.stderr)
+	}
+	return res.stdout, nil
+}
+
+// errText prints an error that may be nil, for messages about checks that
+// failed with or without one.
+func errText(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return err.Error()
+}
+
+type execResult struct {
+	stdout, stderr string
+	exitCode       int
+}
+
+// execRun runs a command in a running container, as the container's user,
+// and returns its output and exit code.
+func execRun(ctx context.Context, api *client.Client, id string, cmd ...string) (execResult, error) {
+	created, err := api.ContainerExecCreate(ctx, id, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
+	if err != nil {
+		return execResult{}, err
+	}
 	att, err := api.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return "", err
+		return execResult{}, err
 	}
 	defer att.Close()
 	var stdout, stderr bytes.Buffer
 	if _, err := stdcopy.StdCopy(&stdout, &stderr, att.Reader); err != nil {
-		return "", err
+		return execResult{}, err
 	}
 	res, err := api.ContainerExecInspect(ctx, created.ID)
 	if err != nil {
-		return "", err
+		return execResult{}, err
 	}
-	if res.ExitCode != 0 {
-		return "", fmt.Errorf("%v exited %d: %s", cmd, res.ExitCode, stderr.String())
-	}
-	return stdout.String(), nil
+	return execResult{stdout: stdout.String(), stderr: stderr.String(), exitCode: res.ExitCode}, nil
 }
 
 // interfaces lists the network interfaces a process inside the container
@@ -275,6 +299,13 @@ func expectEngine(t *testing.T, check func(c container.InspectResponse) error) s
 	}}
 }
 
+// expectInside checks a condition from inside the test's running container.
+func expectInside(t *testing.T, check func(ctx context.Context, api *client.Client, id string) error) statecheck.StateCheck {
+	return engineCheck{t: t, address: addr, check: func(ctx context.Context, c container.InspectResponse) error {
+		return check(ctx, docker(t), c.ID)
+	}}
+}
+
 // expectPriorValue checks the value an attribute has in the refreshed prior
 // state that a plan starts from: what the plan output shows left of "->".
 type expectPriorValue struct {
@@ -288,7 +319,8 @@ func (e expectPriorValue) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 			continue
 		}
 		before, _ := rc.Change.Before.(map[string]any)
-		if got := before[e.attribute]; got != e.want {
+		// Numbers may come as float64 or json.Number: compare as printed.
+		if got := before[e.attribute]; fmt.Sprint(got) != fmt.Sprint(e.want) {
 			resp.Error = fmt.Errorf("%s.%s before the change is %#v, want %#v", e.address, e.attribute, got, e.want)
 		}
 		return
