@@ -94,7 +94,7 @@ func TestAccContainer_hardenedSandbox(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					for _, want := range []string{"CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "NoNewPrivs:\t1"} {
+					for _, want := range []string{"CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
 						if !strings.Contains(status, want) {
 							return fmt.Errorf("/proc/self/status lacks %q:\n%s", want, status)
 						}
@@ -241,6 +241,38 @@ func TestAccContainer_capabilities(t *testing.T) {
 			}),
 		},
 	}})
+}
+
+// The escape hatch lets a confinement-disabling option through, and it takes
+// effect: no seccomp filter inside.
+func TestAccContainer_unconfinedNeedsEscapeHatch(t *testing.T) {
+	name := sandboxName(t)
+	sandboxTest(t, []resource.TestStep{
+		{
+			Config: sandboxConfig(name, `
+  network_mode     = "none"
+  security_opts    = ["seccomp=unconfined"]
+  allow_unconfined = true
+`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectInside(t, func(ctx context.Context, api *client.Client, id string) error {
+					status, err := execIn(ctx, api, id, "cat", "/proc/self/status")
+					if err != nil {
+						return err
+					}
+					if !strings.Contains(status, "Seccomp:\t0") {
+						return fmt.Errorf("a seccomp filter is still active:\n%s", status)
+					}
+					return nil
+				}),
+			},
+		},
+		{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateVerify: true,
+		},
+	})
 }
 
 // Limits the engine can change on a live container are applied in place and
