@@ -19,10 +19,12 @@ import (
 )
 
 const (
-	mib               = 1 << 20
-	nanoCPUsPerCPU    = 1e9
-	noNewPrivileges   = "no-new-privileges"
-	engineDefaultRunc = "runc"
+	mib             = 1 << 20
+	nanoCPUsPerCPU  = 1e9
+	noNewPrivileges = "no-new-privileges"
+	// defaultRuntime is the engine's usual default runtime, which import
+	// leaves unset.
+	defaultRuntime = "runc"
 )
 
 type ulimitModel struct {
@@ -161,9 +163,9 @@ func (m *containerModel) observeHardening(c container.InspectResponse) {
 	m.SecurityOpts = keepIfEqual(m.SecurityOpts, stringSetOrNull(opts))
 	m.ReadOnly = types.BoolValue(h.ReadonlyRootfs)
 	m.Tmpfs = keepIfEqual(m.Tmpfs, stringMap(h.Tmpfs))
-	if h.Runtime == "" || (h.Runtime == engineDefaultRunc && m.Runtime.IsNull()) {
-		m.Runtime = types.StringNull()
-	} else {
+	// A container's runtime cannot change. An unset one stays unset, whatever
+	// the engine's default runtime is called.
+	if !m.Runtime.IsNull() {
 		m.Runtime = types.StringValue(h.Runtime)
 	}
 

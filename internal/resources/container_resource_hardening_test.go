@@ -145,22 +145,19 @@ func TestAccContainer_limitsEnforcedByKernel(t *testing.T) {
 `),
 		ConfigStateChecks: []statecheck.StateCheck{
 			expectInside(t, func(ctx context.Context, api *client.Client, id string) error {
-				for file, want := range map[string]string{
-					"/sys/fs/cgroup/memory/memory.limit_in_bytes": "33554432",
-					"/sys/fs/cgroup/cpu/cpu.cfs_quota_us":         "50000",
-					"/sys/fs/cgroup/cpu/cpu.cfs_period_us":        "100000",
+				// What the kernel was told, in cgroup v1 or v2 files.
+				for _, c := range []struct{ v1, v2, want string }{
+					{"cat /sys/fs/cgroup/memory/memory.limit_in_bytes", "cat /sys/fs/cgroup/memory.max", "33554432"},
+					{"cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us", "cat /sys/fs/cgroup/cpu.max", "50000 100000"},
+					{"cat /sys/fs/cgroup/pids/pids.max", "cat /sys/fs/cgroup/pids.max", "16"},
 				} {
-					got, err := execIn(ctx, api, id, "cat", file)
-					if err != nil || strings.TrimSpace(got) != want {
-						return fmt.Errorf("%s = %q (%s), want %s", file, got, errText(err), want)
+					got, err := execIn(ctx, api, id, "sh", "-c", c.v1)
+					if err != nil {
+						got, err = execIn(ctx, api, id, "sh", "-c", c.v2)
 					}
-				}
-				limit, err := execIn(ctx, api, id, "cat", "/sys/fs/cgroup/pids/pids.max")
-				if err != nil {
-					limit, err = execIn(ctx, api, id, "cat", "/sys/fs/cgroup/pids.max")
-				}
-				if err != nil || strings.TrimSpace(limit) != "16" {
-					return fmt.Errorf("pids.max = %q (%s), want 16", limit, errText(err))
+					if err != nil || strings.Join(strings.Fields(got), " ") != c.want {
+						return fmt.Errorf("%s = %q (%s), want %s", c.v1, got, errText(err), c.want)
+					}
 				}
 				fork, err := execRun(ctx, api, id, "sh", "-c", "for i in $(seq 1 40); do sleep 2 & done; wait")
 				if err != nil {
@@ -397,6 +394,11 @@ func TestAccContainer_gVisorRuntime(t *testing.T) {
 				return nil
 			}),
 		},
+	}, {
+		// Import reads the runtime back.
+		ResourceName:      addr,
+		ImportState:       true,
+		ImportStateVerify: true,
 	}})
 }
 

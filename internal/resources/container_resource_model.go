@@ -194,6 +194,9 @@ func (m *containerModel) setFromEngine(c container.InspectResponse, img image.In
 	// from the engine.
 	m.setHardeningNull()
 	m.setObserved(c)
+	if c.HostConfig != nil && c.HostConfig.Runtime != "" && c.HostConfig.Runtime != defaultRuntime {
+		m.Runtime = types.StringValue(c.HostConfig.Runtime)
+	}
 	m.AllowUnconfined = types.BoolValue(slices.ContainsFunc(setStrings(m.SecurityOpts), validators.Unconfined))
 }
 
