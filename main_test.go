@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestQuietUnreadLogs(t *testing.T) {
+	for _, c := range []struct {
+		name, env, value string
+		quiet            bool
+	}{
+		{"no logs asked for", "", "", true},
+		{"TF_LOG", "TF_LOG", "trace", false},
+		{"TF_LOG_PROVIDER", "TF_LOG_PROVIDER", "debug", false},
+		{"empty TF_LOG", "TF_LOG", "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Start from no TF_LOG* at all; t.Setenv restores them after.
+			for _, kv := range os.Environ() {
+				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "TF_LOG") {
+					t.Setenv(name, "")
+				}
+			}
+			for _, name := range sdkLogLevels {
+				t.Setenv(name, "")
+			}
+			if c.env != "" {
+				t.Setenv(c.env, c.value)
+			}
+			quietUnreadLogs()
+			for _, name := range sdkLogLevels {
+				if got := os.Getenv(name) == "off"; got != c.quiet {
+					t.Errorf("%s = %q, quiet = %v, want %v", name, os.Getenv(name), got, c.quiet)
+				}
+			}
+		})
+	}
+}
