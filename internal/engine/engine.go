@@ -209,15 +209,26 @@ func (p PortBinding) PortKey() nat.Port { return nat.Port(fmt.Sprintf("%d/%s", p
 // CreateContainer creates (but does not start) a container and returns its ID.
 func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (string, error) {
 	cfg := &container.Config{
-		Image:      spec.Image,
-		Entrypoint: spec.Entrypoint,
-		Cmd:        spec.Command,
-		Env:        spec.Env,
-		Labels:     spec.Labels,
-		WorkingDir: spec.WorkingDir,
-		User:       spec.User,
+		Image:        spec.Image,
+		Entrypoint:   spec.Entrypoint,
+		Cmd:          spec.Command,
+		Env:          spec.Env,
+		Labels:       spec.Labels,
+		WorkingDir:   spec.WorkingDir,
+		User:         spec.User,
+		ExposedPorts: exposedPorts(spec.Ports),
 	}
-	hostCfg := &container.HostConfig{
+	resp, err := c.api.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, spec.Name)
+	if err != nil {
+		return "", err
+	}
+	return resp.ID, nil
+}
+
+// hostConfig is the part of spec the engine applies on the host: network,
+// privileges, mounts and limits.
+func hostConfig(spec ContainerSpec) *container.HostConfig {
+	h := &container.HostConfig{
 		NetworkMode:    container.NetworkMode(spec.NetworkMode),
 		Init:           &spec.Init,
 		CapAdd:         spec.CapAdd,
@@ -228,28 +239,38 @@ func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (strin
 		Runtime:        spec.Runtime,
 		ShmSize:        spec.ShmSize,
 		Resources:      resources(spec.Limits),
+		PortBindings:   portBindings(spec.Ports),
 	}
 	for _, u := range spec.Ulimits {
-		hostCfg.Ulimits = append(hostCfg.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
+		h.Ulimits = append(h.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
 	}
-	if len(spec.Ports) > 0 {
-		cfg.ExposedPorts = nat.PortSet{}
-		hostCfg.PortBindings = nat.PortMap{}
+	return h
+}
+
+func exposedPorts(ports []PortBinding) nat.PortSet {
+	if len(ports) == 0 {
+		return nil
 	}
-	for _, p := range spec.Ports {
-		key := p.PortKey()
-		cfg.ExposedPorts[key] = struct{}{}
+	set := nat.PortSet{}
+	for _, p := range ports {
+		set[p.PortKey()] = struct{}{}
+	}
+	return set
+}
+
+func portBindings(ports []PortBinding) nat.PortMap {
+	if len(ports) == 0 {
+		return nil
+	}
+	bindings := nat.PortMap{}
+	for _, p := range ports {
 		hostPort := ""
 		if p.HostPort != 0 {
 			hostPort = strconv.Itoa(p.HostPort)
 		}
-		hostCfg.PortBindings[key] = append(hostCfg.PortBindings[key], nat.PortBinding{HostIP: p.HostIP, HostPort: hostPort})
+		bindings[p.PortKey()] = append(bindings[p.PortKey()], nat.PortBinding{HostIP: p.HostIP, HostPort: hostPort})
 	}
-	resp, err := c.api.ContainerCreate(ctx, cfg, hostCfg, nil, nil, spec.Name)
-	if err != nil {
-		return "", err
-	}
-	return resp.ID, nil
+	return bindings
 }
 
 func resources(l Limits) container.Resources {

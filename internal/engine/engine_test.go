@@ -3,7 +3,9 @@ package engine
 import (
 	"testing"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
+	"github.com/docker/go-connections/nat"
 )
 
 func TestResolveHost(t *testing.T) {
@@ -38,5 +40,38 @@ func TestNewRefusesTLSItCannotVerify(t *testing.T) {
 	t.Setenv(client.EnvTLSVerify, "")
 	if _, err := New("tcp://engine.example:2375"); err != nil {
 		t.Fatalf("plain TCP without TLS variables: %v", err)
+	}
+}
+
+func TestHostConfig(t *testing.T) {
+	spec := ContainerSpec{
+		NetworkMode: "none",
+		Init:        true,
+		CapDrop:     []string{"ALL"},
+		ReadOnly:    true,
+		Limits:      Limits{Memory: 64 << 20, MemorySwap: 64 << 20},
+		Ulimits:     []Ulimit{{Name: "nofile", Soft: 1, Hard: 2}},
+		Ports:       []PortBinding{{Port: 80, Protocol: "tcp", HostIP: "127.0.0.1"}, {Port: 80, Protocol: "tcp", HostIP: "::1", HostPort: 8080}},
+	}
+	h := hostConfig(spec)
+	if h.NetworkMode != "none" || !*h.Init || !h.ReadonlyRootfs || h.CapDrop[0] != "ALL" {
+		t.Errorf("host config %+v", h)
+	}
+	if h.Memory != 64<<20 || h.MemorySwap != 64<<20 || h.PidsLimit != nil {
+		t.Errorf("resources %+v: no pids limit asked, none may be sent", h.Resources)
+	}
+	if len(h.Ulimits) != 1 || *h.Ulimits[0] != (container.Ulimit{Name: "nofile", Soft: 1, Hard: 2}) {
+		t.Errorf("ulimits %v", h.Ulimits)
+	}
+	bindings := h.PortBindings["80/tcp"]
+	if len(bindings) != 2 || bindings[0] != (nat.PortBinding{HostIP: "127.0.0.1"}) ||
+		bindings[1] != (nat.PortBinding{HostIP: "::1", HostPort: "8080"}) {
+		t.Errorf("port bindings %v", h.PortBindings)
+	}
+	if _, ok := exposedPorts(spec.Ports)["80/tcp"]; !ok {
+		t.Error("port 80/tcp not exposed")
+	}
+	if hostConfig(ContainerSpec{}).PortBindings != nil || exposedPorts(nil) != nil {
+		t.Error("no ports asked, some sent")
 	}
 }
