@@ -146,7 +146,13 @@ func (m *containerModel) observeHardening(c container.InspectResponse) {
 	if c.ContainerJSONBase == nil || c.HostConfig == nil {
 		return
 	}
-	h := c.HostConfig
+	m.observePrivileges(c.HostConfig)
+	m.observeLimits(c.HostConfig)
+}
+
+// observePrivileges records capabilities, security options, the root
+// filesystem, mounts, the runtime and published ports.
+func (m *containerModel) observePrivileges(h *container.HostConfig) {
 	m.CapAdd = keepIfEqual(m.CapAdd, stringSetOrNull(capNames(h.CapAdd)))
 	m.CapDrop = keepIfEqual(m.CapDrop, stringSetOrNull(capNames(h.CapDrop)))
 
@@ -168,7 +174,12 @@ func (m *containerModel) observeHardening(c container.InspectResponse) {
 	if !m.Runtime.IsNull() {
 		m.Runtime = types.StringValue(h.Runtime)
 	}
+	m.Ports = keepIfEqualPorts(m.Ports, h)
+}
 
+// observeLimits records memory, swap, CPUs, processes, shared memory and
+// ulimits.
+func (m *containerModel) observeLimits(h *container.HostConfig) {
 	l := engineLimits(h)
 	m.Memory = int64OrNull(l.Memory / mib)
 	switch {
@@ -190,7 +201,6 @@ func (m *containerModel) observeHardening(c container.InspectResponse) {
 		m.ShmSize = int64OrNull(shm)
 	}
 	m.Ulimits = keepIfEqual(m.Ulimits, ulimitsValue(h.Ulimits))
-	m.Ports = keepIfEqualPorts(m.Ports, h)
 }
 
 // capNames normalises the engine's capability names to the schema's form:
