@@ -175,3 +175,38 @@ func TestAccContainer_cliSecretsStayOutOfStateAndLogs(t *testing.T) {
 		}
 	}
 }
+
+// A limit changed behind Terraform's back reads as an in-place update in
+// the plan the user sees, and apply restores it.
+func TestAccContainer_cliPlanShowsChangedLimit(t *testing.T) {
+	preCheck(t)
+	name := sandboxName(t)
+	tf := newTerraformCLI(t, sandboxConfig(name, `
+  network_mode = "none"
+  memory       = 64
+  pids_limit   = 32
+`))
+	t.Cleanup(func() { tf.run("destroy", "-auto-approve") })
+	tf.run("apply", "-auto-approve")
+
+	pids := int64(1000)
+	if _, err := docker(t).ContainerUpdate(context.Background(), name, container.UpdateConfig{Resources: container.Resources{
+		Memory: 256 << 20, MemorySwap: 256 << 20, PidsLimit: &pids,
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	plan := flatten(tf.run("plan"))
+	for _, want := range []string{
+		"~ memory = 256 -> 64",
+		"~ pids_limit = 1000 -> 32",
+		"Plan: 0 to add, 1 to change, 0 to destroy.",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, plan)
+		}
+	}
+	tf.run("apply", "-auto-approve")
+	if h := inspect(t, name).HostConfig; h.Memory != 64<<20 || *h.PidsLimit != 32 {
+		t.Fatalf("apply left memory %d, pids %d", h.Memory, *h.PidsLimit)
+	}
+}

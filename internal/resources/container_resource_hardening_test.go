@@ -579,6 +579,7 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 		{`cap_drop = ["NET_MAGIC"]`, `Attribute cap_drop\[Value\("NET_MAGIC"\)\] must be a Linux capability`},
 		{`cap_add = ["cap_net_raw"]`, `Attribute cap_add\[Value\("cap_net_raw"\)\] must be a Linux capability`},
 		{`cap_add = ["ALL"]`, `Attribute cap_add\[Value\("ALL"\)\] cannot add ALL capabilities`},
+		{"cap_add = [\"NET_RAW\"]\n  cap_drop = [\"NET_RAW\"]", `Capability both added and dropped.*cap_drop both name NET_RAW`},
 		{`security_opts = ["seccomp=unconfined"]`, `Security option disables confinement.*security_opts`},
 		{`security_opts = ["apparmor=unconfined"]`, `Security option disables confinement.*security_opts`},
 		{`security_opts = ["systempaths=unconfined"]`, `Security option disables confinement.*security_opts`},

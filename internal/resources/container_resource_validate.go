@@ -23,6 +23,12 @@ func validateCombinations(ctx context.Context, m containerModel) diag.Diagnostic
 			"A sandbox with network_mode = \"none\" has no network to publish ports on. Remove ports, or "+
 				"remove network_mode to give the sandbox the engine's default network.")
 	}
+	for _, c := range setStrings(m.CapAdd) {
+		if slices.Contains(setStrings(m.CapDrop), c) {
+			diags.AddAttributeError(path.Root("cap_add"), "Capability both added and dropped", fmt.Sprintf(
+				"Attribute cap_add and cap_drop both name %s. Keep it in one of them.", c))
+		}
+	}
 	if !m.AllowUnconfined.ValueBool() && !m.AllowUnconfined.IsUnknown() {
 		for _, opt := range setStrings(m.SecurityOpts) {
 			if validators.Unconfined(opt) {
