@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
@@ -23,7 +24,7 @@ func TestResolveHost(t *testing.T) {
 }
 
 func TestNewRejectsBadHost(t *testing.T) {
-	if _, err := New("not a url"); err == nil {
+	if _, err := New(Config{Host: "not a url"}); err == nil {
 		t.Fatal("New accepted a malformed host")
 	}
 }
@@ -31,14 +32,14 @@ func TestNewRejectsBadHost(t *testing.T) {
 func TestNewRefusesTLSItCannotVerify(t *testing.T) {
 	t.Setenv(client.EnvTLSVerify, "1")
 	t.Setenv(client.EnvOverrideCertPath, "")
-	if _, err := New("tcp://engine.example:2376"); err == nil {
+	if _, err := New(Config{Host: "tcp://engine.example:2376"}); err == nil {
 		t.Fatal("New accepted DOCKER_TLS_VERIFY for a TCP endpoint it would reach without TLS")
 	}
-	if _, err := New("unix:///var/run/docker.sock"); err != nil {
+	if _, err := New(Config{Host: "unix:///var/run/docker.sock"}); err != nil {
 		t.Fatalf("TLS variables must not matter for a unix socket: %v", err)
 	}
 	t.Setenv(client.EnvTLSVerify, "")
-	if _, err := New("tcp://engine.example:2375"); err != nil {
+	if _, err := New(Config{Host: "tcp://engine.example:2375"}); err != nil {
 		t.Fatalf("plain TCP without TLS variables: %v", err)
 	}
 }
@@ -68,10 +69,31 @@ func TestHostConfig(t *testing.T) {
 		bindings[1] != (nat.PortBinding{HostIP: "::1", HostPort: "8080"}) {
 		t.Errorf("port bindings %v", h.PortBindings)
 	}
+	if got := ObservedPorts(h); len(got) != 2 || !slices.Contains(got, spec.Ports[0]) || !slices.Contains(got, spec.Ports[1]) {
+		t.Errorf("observed ports %v, want %v", got, spec.Ports)
+	}
+	if got := ObservedLimits(h); got != spec.Limits {
+		t.Errorf("observed limits %+v, want %+v", got, spec.Limits)
+	}
+	if got := ObservedUlimits(h); !slices.Equal(got, spec.Ulimits) {
+		t.Errorf("observed ulimits %v, want %v", got, spec.Ulimits)
+	}
 	if _, ok := exposedPorts(spec.Ports)["80/tcp"]; !ok {
 		t.Error("port 80/tcp not exposed")
 	}
 	if hostConfig(ContainerSpec{}).PortBindings != nil || exposedPorts(nil) != nil {
 		t.Error("no ports asked, some sent")
+	}
+}
+
+func TestOwnershipLabels(t *testing.T) {
+	labels := OwnershipLabels("sandbox_container")
+	if !ManagedBy(labels) || labels[LabelResourceType] != "sandbox_container" {
+		t.Errorf("labels %v do not prove ownership", labels)
+	}
+	for _, other := range []map[string]string{nil, {LabelManagedBy: "someone-else"}, {"team": "x"}} {
+		if ManagedBy(other) {
+			t.Errorf("labels %v were taken as this provider's", other)
+		}
 	}
 }

@@ -1,4 +1,5 @@
-// Package planmodifiers holds the provider's own plan modifiers.
+// Package planmodifiers holds generic plan modifiers the framework does not
+// offer.
 package planmodifiers
 
 import (
@@ -9,8 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 )
 
-const removedDescription = "Changing the value is applied in place; removing it forces replacement, " +
-	"because the engine cannot lift the limit on an existing container."
+const removedDescription = "Changing the value is applied in place; removing it forces replacement."
 
 // Int64RequiresReplaceWhenRemoved forces replacement when a value present
 // in the state is removed from the configuration.

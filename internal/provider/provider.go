@@ -14,41 +14,41 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/container"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources"
 )
 
 // pingTimeout bounds the reachability check made when the provider is
 // configured, so an endpoint that never answers fails instead of hanging.
 const pingTimeout = 15 * time.Second
 
-var _ provider.Provider = &SandboxProvider{}
+var _ provider.Provider = &sandboxProvider{}
 
 // New returns a constructor for the provider at the given version.
 func New(version string) func() provider.Provider {
 	return func() provider.Provider {
-		return &SandboxProvider{version: version}
+		return &sandboxProvider{version: version}
 	}
 }
 
-// SandboxProvider is the sandbox provider.
-type SandboxProvider struct {
+// sandboxProvider is the sandbox provider.
+type sandboxProvider struct {
 	version string
 }
 
-// SandboxProviderModel is the provider block.
-type SandboxProviderModel struct {
+// providerModel is the provider block.
+type providerModel struct {
 	Host types.String `tfsdk:"host"`
 }
 
 // Metadata names the provider.
-func (p *SandboxProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+func (p *sandboxProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "sandbox"
 	resp.Version = p.version
 }
 
 // Schema describes the provider block.
-func (p *SandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Creates isolated code-execution sandboxes as Docker containers and " +
 			"keeps their isolation through drift. See the `sandbox_container` resource.",
@@ -67,8 +67,8 @@ func (p *SandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 
 // Configure builds the engine client, checks that the engine answers, and
 // hands the client to resources.
-func (p *SandboxProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
-	var cfg SandboxProviderModel
+func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -80,7 +80,7 @@ func (p *SandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	client, err := engine.New(cfg.Host.ValueString())
+	client, err := engine.New(cfg.engineConfig())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid Docker engine address", err.Error())
 		return
@@ -98,6 +98,12 @@ func (p *SandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = client
 }
 
+// engineConfig turns the provider block into the engine client's
+// configuration.
+func (m providerModel) engineConfig() engine.Config {
+	return engine.Config{Host: m.Host.ValueString()}
+}
+
 func unreachableDetail(endpoint string, err error) string {
 	return fmt.Sprintf("The provider could not reach the Docker engine at %s:\n\n%v\n\n"+
 		"Check that:\n"+
@@ -110,13 +116,13 @@ func unreachableDetail(endpoint string, err error) string {
 }
 
 // Resources lists the provider's resources.
-func (p *SandboxProvider) Resources(_ context.Context) []func() resource.Resource {
+func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		resources.NewContainerResource,
+		container.NewResource,
 	}
 }
 
 // DataSources lists the provider's data sources.
-func (p *SandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return nil
 }

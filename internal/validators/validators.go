@@ -1,6 +1,6 @@
-// Package validators holds the provider's own attribute validators: checks
-// the framework's validators do not offer, each with a description that
-// names what is allowed.
+// Package validators holds generic attribute validators the framework's
+// validators do not offer, each with a description that names what is
+// allowed. Rules about one resource's domain live with that resource.
 package validators
 
 import (
@@ -9,25 +9,17 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
-// Capabilities are the Linux capability names the engine accepts, without
-// the CAP_ prefix.
-var Capabilities = []string{
-	"AUDIT_CONTROL", "AUDIT_READ", "AUDIT_WRITE", "BLOCK_SUSPEND", "BPF", "CHECKPOINT_RESTORE", "CHOWN",
-	"DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "IPC_LOCK", "IPC_OWNER", "KILL", "LEASE",
-	"LINUX_IMMUTABLE", "MAC_ADMIN", "MAC_OVERRIDE", "MKNOD", "NET_ADMIN", "NET_BIND_SERVICE",
-	"NET_BROADCAST", "NET_RAW", "PERFMON", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYSLOG",
-	"SYS_ADMIN", "SYS_BOOT", "SYS_CHROOT", "SYS_MODULE", "SYS_NICE", "SYS_PACCT", "SYS_PTRACE",
-	"SYS_RAWIO", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "WAKE_ALARM",
+// String returns a string validator with the given description (what is
+// allowed, as in "must be ...") and check, which returns the problem with a
+// value, or "" when it is fine. The error names the attribute, the problem
+// and the value.
+func String(description string, check func(string) string) validator.String {
+	return funcValidator{description: description, check: check}
 }
-
-// AllCapabilities is the value that stands for every capability.
-const AllCapabilities = "ALL"
 
 type funcValidator struct {
 	description string
@@ -45,24 +37,6 @@ func (v funcValidator) ValidateString(_ context.Context, req validator.StringReq
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid attribute value",
 			fmt.Sprintf("Attribute %s %s, got: %q", req.Path, problem, req.ConfigValue.ValueString()))
 	}
-}
-
-// Capability accepts a Linux capability name, upper case without the CAP_
-// prefix, and "ALL" when allowAll is set.
-func Capability(allowAll bool) validator.String {
-	desc := "must be a Linux capability name in upper case without the CAP_ prefix, such as NET_RAW"
-	if allowAll {
-		desc += ", or ALL"
-	}
-	return funcValidator{description: desc, check: func(s string) string {
-		if slices.Contains(Capabilities, s) || (allowAll && s == AllCapabilities) {
-			return ""
-		}
-		if !allowAll && s == AllCapabilities {
-			return "cannot add ALL capabilities: that is a privileged sandbox; add the ones needed by name"
-		}
-		return desc
-	}}
 }
 
 // AbsolutePath accepts a clean absolute path other than "/".
@@ -105,48 +79,4 @@ func LocalFile() validator.String {
 		_ = f.Close()
 		return ""
 	}}
-}
-
-// SecurityOptKeys are the security option keys a sandbox may set.
-var SecurityOptKeys = []string{"apparmor", "label", "seccomp", "systempaths"}
-
-// SecurityOpt accepts "key=value" with a key from SecurityOptKeys.
-// no-new-privileges has its own attribute and is refused here.
-func SecurityOpt() validator.String {
-	desc := fmt.Sprintf("must be key=value with key one of %s (no-new-privileges has its own attribute)",
-		strings.Join(SecurityOptKeys, ", "))
-	return funcValidator{description: desc, check: func(s string) string {
-		key, value, ok := SplitSecurityOpt(s)
-		if !ok || value == "" || !slices.Contains(SecurityOptKeys, key) {
-			return desc
-		}
-		return ""
-	}}
-}
-
-// SplitSecurityOpt splits a security option at its first '=' or, in the
-// engine's legacy form, ':'.
-func SplitSecurityOpt(s string) (key, value string, ok bool) {
-	i := strings.IndexAny(s, "=:")
-	if i < 0 {
-		return s, "", false
-	}
-	return s[:i], s[i+1:], true
-}
-
-// Unconfined reports whether a security option turns confinement off:
-// seccomp=unconfined, apparmor=unconfined, systempaths=unconfined or
-// label=disable (in either separator form).
-func Unconfined(opt string) bool {
-	key, value, ok := SplitSecurityOpt(opt)
-	if !ok {
-		return false
-	}
-	switch key {
-	case "seccomp", "apparmor", "systempaths":
-		return value == "unconfined"
-	case "label":
-		return value == "disable" || value == "type:unconfined_t"
-	}
-	return false
 }

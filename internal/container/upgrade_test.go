@@ -1,4 +1,4 @@
-package resources_test
+package container_test
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	sandbox "github.com/tfsandbox/terraform-provider-sandbox/internal/container"
 )
 
 // A state exactly as schema version 0 wrote it: no network_mode attribute.
@@ -86,7 +89,7 @@ func TestContainerStateUpgrade(t *testing.T) {
 func upgrade(t *testing.T, version int64, raw string) map[string]tftypes.Value {
 	t.Helper()
 	ctx := context.Background()
-	server, err := protoV6ProviderFactories["sandbox"]()
+	server, err := acctest.ProtoV6ProviderFactories["sandbox"]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +98,8 @@ func upgrade(t *testing.T, version int64, raw string) map[string]tftypes.Value {
 		t.Fatal(err)
 	}
 	schema := schemas.ResourceSchemas["sandbox_container"]
-	if schema.Version != 2 {
-		t.Fatalf("schema version %d, want 2", schema.Version)
+	if schema.Version != sandbox.SchemaVersion {
+		t.Fatalf("schema version %d, want %d", schema.Version, sandbox.SchemaVersion)
 	}
 
 	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{

@@ -1,4 +1,4 @@
-package resources
+package container
 
 import (
 	"context"
@@ -44,22 +44,21 @@ func TestFilesPlannedThenRead(t *testing.T) {
 	if err := os.WriteFile(source, []byte("echo hi\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	planned, diags := planFiles(ctx, filesValue(t, map[string]fileModel{
+	planned, diags := filesModel{Files: filesValue(t, map[string]fileModel{
 		"/a": file("hello", "", ""),
 		"/b": file("", "aGVsbG8=", ""),
 		"/c": file("", "", source),
-	}))
+	})}.plan(ctx)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	var entries map[string]fileModel
-	planned.ElementsAs(ctx, &entries, false)
+	entries := fileEntries(t, planned)
 	helloDigest := "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
 	if entries["/a"].SHA256.ValueString() != helloDigest || entries["/b"].SHA256.ValueString() != helloDigest {
 		t.Errorf("digests %v %v, want sha256(hello) for both", entries["/a"].SHA256, entries["/b"].SHA256)
 	}
 
-	files, diags := engineFiles(ctx, planned)
+	files, diags := filesModel{Files: planned}.engineFiles(ctx)
 	if diags.HasError() || len(files) != 3 {
 		t.Fatalf("files %v, diags %v", files, diags)
 	}
@@ -72,7 +71,7 @@ func TestFilesPlannedThenRead(t *testing.T) {
 	if err := os.WriteFile(source, []byte("echo changed\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, diags = engineFiles(ctx, planned)
+	_, diags = filesModel{Files: planned}.engineFiles(ctx)
 	if !diags.HasError() || !strings.Contains(diags[0].Detail(), "no longer has the digest the plan recorded") {
 		t.Errorf("a source changed after the plan was written: %v", diags)
 	}
@@ -82,13 +81,21 @@ func TestFilesWithUnknownContentPlanUnknownDigest(t *testing.T) {
 	t.Parallel()
 	f := file("", "", "")
 	f.Content = types.StringUnknown()
-	planned, diags := planFiles(context.Background(), filesValue(t, map[string]fileModel{"/a": f}))
+	planned, diags := filesModel{Files: filesValue(t, map[string]fileModel{"/a": f})}.plan(context.Background())
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	var entries map[string]fileModel
-	planned.ElementsAs(context.Background(), &entries, false)
+	entries := fileEntries(t, planned)
 	if !entries["/a"].SHA256.IsUnknown() {
 		t.Errorf("digest %v, want unknown", entries["/a"].SHA256)
 	}
+}
+
+func fileEntries(t *testing.T, files types.Map) map[string]fileModel {
+	t.Helper()
+	var entries map[string]fileModel
+	if diags := files.ElementsAs(context.Background(), &entries, false); diags.HasError() {
+		t.Fatal(diags)
+	}
+	return entries
 }

@@ -1,9 +1,10 @@
-package resources_test
+package container_test
 
 import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
@@ -17,23 +18,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	sandbox "github.com/tfsandbox/terraform-provider-sandbox/internal/container"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
-
-const addr = "sandbox_container.test"
 
 func attr(name string) tfjsonpath.Path { return tfjsonpath.New(name) }
 
 func TestAccContainer_isolatedCreateAndImport(t *testing.T) {
-	name := sandboxName(t)
-	config := sandboxConfig(name, `
+	name := acctest.Name(t)
+	config := acctest.Config(name, `
   network_mode = "none"
   env          = { GREETING = "hello", EMPTY = "" }
   labels       = { team = "platform" }
   working_dir  = "/tmp"
   user         = "65534:65534"
 `)
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
 			Config: config,
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -44,15 +45,15 @@ func TestAccContainer_isolatedCreateAndImport(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, attr("name"), knownvalue.StringExact(name)),
 				statecheck.ExpectKnownValue(addr, attr("image_id"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:`))),
 				statecheck.ExpectSensitiveValue(addr, attr("env")),
-				expectIsolated(t),
-				expectEngine(t, func(c container.InspectResponse) error {
-					if c.Config.Labels[resources.LabelManagedBy] != resources.ManagedByValue {
+				acctest.ExpectIsolated(t, addr),
+				acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
+					if c.Config.Labels[engine.LabelManagedBy] != engine.ManagedByValue {
 						return fmt.Errorf("ownership label missing: %v", c.Config.Labels)
 					}
 					if c.Config.User != "65534:65534" || c.Config.WorkingDir != "/tmp" {
 						return fmt.Errorf("user %q, working dir %q", c.Config.User, c.Config.WorkingDir)
 					}
-					if !contains(c.Config.Env, "GREETING=hello") {
+					if !slices.Contains(c.Config.Env, "GREETING=hello") {
 						return fmt.Errorf("env %v lacks GREETING=hello", c.Config.Env)
 					}
 					return nil
@@ -81,32 +82,30 @@ func TestAccContainer_isolatedCreateAndImport(t *testing.T) {
 }
 
 func TestAccContainer_invalidNetworkModeRejectedAtPlan(t *testing.T) {
-	name := sandboxName(t)
+	name := acctest.Name(t)
 	var steps []resource.TestStep
 	for _, mode := range []string{"bridge", "host", "container:other", "", "NONE", " none", "default"} {
 		steps = append(steps, resource.TestStep{
-			Config:      sandboxConfig(name, fmt.Sprintf("  network_mode = %q", mode)),
+			Config:      acctest.Config(name, fmt.Sprintf("  network_mode = %q", mode)),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)network_mode.*value must be one of:.*"none"`),
 		})
 	}
-	sandboxTest(t, steps)
-	if list := containersNamed(t, name); len(list) != 0 {
-		t.Fatalf("an invalid network_mode created %d container(s)", len(list))
-	}
+	acctest.Test(t, steps)
+	acctest.ExpectNoContainers(t, name, "an invalid network_mode")
 }
 
 func TestAccContainer_removedOutOfBandIsRecreatedIsolated(t *testing.T) {
-	name := sandboxName(t)
-	config := sandboxConfig(name, `  network_mode = "none"`)
+	name := acctest.Name(t)
+	config := acctest.Config(name, `  network_mode = "none"`)
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
 			Config:            config,
 			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id"))},
 		},
 		{
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
 				return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
 			}),
 			Config: config,
@@ -116,25 +115,25 @@ func TestAccContainer_removedOutOfBandIsRecreatedIsolated(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				ids.AddStateValue(addr, attr("id")),
 				statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
-				expectIsolated(t),
+				acctest.ExpectIsolated(t, addr),
 			},
 		},
 	})
 }
 
 func TestAccContainer_reattachedToNetworkIsReplacedIsolated(t *testing.T) {
-	name := sandboxName(t)
-	config := sandboxConfig(name, `  network_mode = "none"`)
+	name := acctest.Name(t)
+	config := acctest.Config(name, `  network_mode = "none"`)
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
 			Config:            config,
-			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
+			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), acctest.ExpectIsolated(t, addr)},
 		},
 		{
 			// The engine lets a network-less container leave "none" and
 			// join another network while still reporting mode "none".
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
 				if err := api.NetworkDisconnect(ctx, "none", name, false); err != nil {
 					return err
 				}
@@ -144,7 +143,7 @@ func TestAccContainer_reattachedToNetworkIsReplacedIsolated(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-					expectPriorValue{address: addr, attribute: "network_mode", want: "bridge"},
+					acctest.ExpectPriorValue{Address: addr, Attribute: "network_mode", Want: "bridge"},
 					plancheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
 				},
 			},
@@ -152,30 +151,30 @@ func TestAccContainer_reattachedToNetworkIsReplacedIsolated(t *testing.T) {
 				ids.AddStateValue(addr, attr("id")),
 				statecheck.ExpectKnownValue(addr, attr("networks"),
 					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("none")})),
-				expectIsolated(t),
+				acctest.ExpectIsolated(t, addr),
 			},
 		},
 	})
 }
 
 func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
-	name := sandboxName(t)
-	config := sandboxConfig(name, `  network_mode = "none"`)
+	name := acctest.Name(t)
+	config := acctest.Config(name, `  network_mode = "none"`)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	inPlace := resource.ConfigPlanChecks{
 		PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-			expectPriorValue{address: addr, attribute: "running", want: false},
+			acctest.ExpectPriorValue{Address: addr, Attribute: "running", Want: false},
 			plancheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
 		},
 	}
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
 			Config:            config,
 			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
 		},
 		{
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
 				return api.ContainerStop(ctx, name, container.StopOptions{})
 			}),
 			Config:           config,
@@ -183,18 +182,18 @@ func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(addr, attr("id")),
 				statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(true)),
-				expectIsolated(t),
+				acctest.ExpectIsolated(t, addr),
 			},
 		},
 		{
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
 				return api.ContainerPause(ctx, name)
 			}),
 			Config:           config,
 			ConfigPlanChecks: inPlace,
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(addr, attr("id")),
-				expectEngine(t, func(c container.InspectResponse) error {
+				acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
 					if c.State.Paused || !c.State.Running {
 						return fmt.Errorf("status %q after apply", c.State.Status)
 					}
@@ -206,19 +205,19 @@ func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
 }
 
 func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
-	name := sandboxName(t)
+	name := acctest.Name(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	isState := func(status string) statecheck.StateCheck {
-		return expectEngine(t, func(c container.InspectResponse) error {
+		return acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
 			if c.State.Status != status {
 				return fmt.Errorf("status %q, want %q", c.State.Status, status)
 			}
 			return nil
 		})
 	}
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
-			Config: sandboxConfig(name, "  network_mode = \"none\"\n  running = false"),
+			Config: acctest.Config(name, "  network_mode = \"none\"\n  running = false"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(addr, attr("id")),
 				statecheck.ExpectKnownValue(addr, attr("running"), knownvalue.Bool(false)),
@@ -226,14 +225,14 @@ func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
 			},
 		},
 		{
-			Config: sandboxConfig(name, `  network_mode = "none"`),
+			Config: acctest.Config(name, `  network_mode = "none"`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 			},
-			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id")), expectIsolated(t)},
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id")), acctest.ExpectIsolated(t, addr)},
 		},
 		{
-			Config: sandboxConfig(name, "  network_mode = \"none\"\n  running = false\n  stop_timeout = 0"),
+			Config: acctest.Config(name, "  network_mode = \"none\"\n  running = false\n  stop_timeout = 0"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 			},
@@ -247,21 +246,21 @@ func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
 }
 
 func TestAccContainer_renameInPlace(t *testing.T) {
-	name := sandboxName(t)
+	name := acctest.Name(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
-			Config:            sandboxConfig(name, `  network_mode = "none"`),
+			Config:            acctest.Config(name, `  network_mode = "none"`),
 			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
 		},
 		{
-			Config: sandboxConfig(name+"-renamed", `  network_mode = "none"`),
+			Config: acctest.Config(name+"-renamed", `  network_mode = "none"`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(addr, attr("id")),
-				expectEngine(t, func(c container.InspectResponse) error {
+				acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
 					if c.Name != "/"+name+"-renamed" {
 						return fmt.Errorf("engine name %q", c.Name)
 					}
@@ -271,14 +270,14 @@ func TestAccContainer_renameInPlace(t *testing.T) {
 		},
 		{
 			// Renamed back outside Terraform: the plan renames it again.
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
 				return api.ContainerRename(ctx, name+"-renamed", name+"-elsewhere")
 			}),
-			Config: sandboxConfig(name+"-renamed", `  network_mode = "none"`),
+			Config: acctest.Config(name+"-renamed", `  network_mode = "none"`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					expectPriorValue{address: addr, attribute: "name", want: name + "-elsewhere"},
+					acctest.ExpectPriorValue{Address: addr, Attribute: "name", Want: name + "-elsewhere"},
 				},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
@@ -287,12 +286,12 @@ func TestAccContainer_renameInPlace(t *testing.T) {
 }
 
 func TestAccContainer_addingNetworkModeForcesReplacement(t *testing.T) {
-	name := sandboxName(t)
+	name := acctest.Name(t)
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
 			// Without network_mode the engine's default network applies.
-			Config: sandboxConfig(name, ""),
+			Config: acctest.Config(name, ""),
 			ConfigStateChecks: []statecheck.StateCheck{
 				ids.AddStateValue(addr, attr("id")),
 				statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.Null()),
@@ -301,30 +300,26 @@ func TestAccContainer_addingNetworkModeForcesReplacement(t *testing.T) {
 			},
 		},
 		{
-			Config: sandboxConfig(name, `  network_mode = "none"`),
+			Config: acctest.Config(name, `  network_mode = "none"`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 				},
 			},
-			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), expectIsolated(t)},
+			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), acctest.ExpectIsolated(t, addr)},
 		},
 	})
 }
 
 func TestAccContainer_importForeignContainerReflectsEngine(t *testing.T) {
-	name := sandboxName(t)
-	config := sandboxConfig(name, "  command = [\"sleep\", \"3600\"]\n  network_mode = \"none\"")
-	sandboxTest(t, []resource.TestStep{
+	name := acctest.Name(t)
+	config := acctest.Config(name, "  command = [\"sleep\", \"3600\"]\n  network_mode = \"none\"")
+	acctest.Test(t, []resource.TestStep{
 		{
 			// A container made outside Terraform, on the default network.
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-				c, err := api.ContainerCreate(ctx, &container.Config{Image: testImage, Cmd: []string{"sleep", "3600"}},
-					nil, nil, nil, name)
-				if err != nil {
-					return err
-				}
-				return api.ContainerStart(ctx, c.ID, container.StartOptions{})
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
+				_, err := acctest.StartForeign(ctx, api, name, nil, "sleep", "3600")
+				return err
 			}),
 			Config:             config,
 			ResourceName:       addr,
@@ -352,44 +347,39 @@ func TestAccContainer_importForeignContainerReflectsEngine(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-					expectPriorValue{address: addr, attribute: "network_mode", want: nil},
+					acctest.ExpectPriorValue{Address: addr, Attribute: "network_mode", Want: nil},
 				},
 			},
-			ConfigStateChecks: []statecheck.StateCheck{expectIsolated(t)},
+			ConfigStateChecks: []statecheck.StateCheck{acctest.ExpectIsolated(t, addr)},
 		},
 	})
 }
 
 func TestAccContainer_nameConflictLeavesOtherContainerAlone(t *testing.T) {
-	name := sandboxName(t)
+	name := acctest.Name(t)
 	var foreignID string
-	sandboxTest(t, []resource.TestStep{
+	acctest.Test(t, []resource.TestStep{
 		{
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-				c, err := api.ContainerCreate(ctx, &container.Config{Image: testImage, Cmd: []string{"sleep", "3600"}},
-					&container.HostConfig{NetworkMode: "none"}, nil, nil, name)
-				if err != nil {
-					return err
-				}
-				foreignID = c.ID
-				return api.ContainerStart(ctx, c.ID, container.StartOptions{})
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) (err error) {
+				foreignID, err = acctest.StartForeign(ctx, api, name, &container.HostConfig{NetworkMode: "none"}, "sleep", "3600")
+				return err
 			}),
-			Config:      sandboxConfig(name, `  network_mode = "none"`),
+			Config:      acctest.Config(name, `  network_mode = "none"`),
 			ExpectError: regexp.MustCompile(`(?s)Sandbox name already in use.*` + regexp.QuoteMeta(name) + `.*never adopts`),
 		},
 	})
-	c := inspect(t, name)
+	c := acctest.Inspect(t, name)
 	if c.ID != foreignID || !c.State.Running {
 		t.Fatalf("the container holding the name was changed: id %s (want %s), status %s", c.ID, foreignID, c.State.Status)
 	}
-	if list := containersNamed(t, name); len(list) != 1 {
+	if list := acctest.ContainersNamed(t, name); len(list) != 1 {
 		t.Fatalf("%d containers carry the name, want 1", len(list))
 	}
 }
 
 func TestAccContainer_missingImageIsAClearError(t *testing.T) {
-	name := sandboxName(t)
-	sandboxTest(t, []resource.TestStep{
+	name := acctest.Name(t)
+	acctest.Test(t, []resource.TestStep{
 		{
 			Config: fmt.Sprintf(`
 resource "sandbox_container" "test" {
@@ -400,44 +390,63 @@ resource "sandbox_container" "test" {
 			ExpectError: regexp.MustCompile(`(?s)Image not available.*not present on the Docker engine.*docker load`),
 		},
 	})
-	if list := containersNamed(t, name); len(list) != 0 {
-		t.Fatalf("a missing image left %d container(s)", len(list))
-	}
+	acctest.ExpectNoContainers(t, name, "a missing image")
 }
 
+// A sandbox removed behind Terraform's back is dropped from the state at
+// refresh, so destroy succeeds; and destroy works by ID, so a container that
+// took the name meanwhile is left alone.
 func TestAccContainer_destroyAfterOutOfBandRemoval(t *testing.T) {
-	name := sandboxName(t)
-	sandboxTest(t, []resource.TestStep{
-		{Config: sandboxConfig(name, `  network_mode = "none"`)},
+	name := acctest.Name(t)
+	var sandboxID, foreignID string
+	acctest.Test(t, []resource.TestStep{
 		{
-			PreConfig: outOfBand(t, func(ctx context.Context, api *client.Client) error {
-				return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
+			Config: acctest.Config(name, `  network_mode = "none"`),
+			Check: func(s *terraform.State) error {
+				sandboxID = s.RootModule().Resources[addr].Primary.ID
+				return nil
+			},
+		},
+		{
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) (err error) {
+				if err := api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true}); err != nil {
+					return err
+				}
+				foreignID, err = acctest.StartForeign(ctx, api, name, &container.HostConfig{NetworkMode: "none"}, "sleep", "3600")
+				return err
 			}),
-			Config:  sandboxConfig(name, `  network_mode = "none"`),
+			Config:  acctest.Config(name, `  network_mode = "none"`),
 			Destroy: true,
 		},
 	})
+	if _, err := acctest.Engine(t).InspectContainer(context.Background(), sandboxID); !engine.IsNotFound(err) {
+		t.Fatalf("the removed sandbox %s: %s, want not found", sandboxID, acctest.ErrText(err))
+	}
+	if c := acctest.Inspect(t, name); c.ID != foreignID || !c.State.Running {
+		t.Fatalf("destroy touched the container that took the name: id %s (want %s), status %s",
+			c.ID, foreignID, c.State.Status)
+	}
 }
 
 func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
-	name := sandboxName(t)
+	name := acctest.Name(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:     func() { preCheck(t) },
-		CheckDestroy: checkDestroyed(t),
+		PreCheck:     func() { acctest.PreCheck(t) },
+		CheckDestroy: acctest.CheckDestroyed(t),
 		Steps: []resource.TestStep{
 			{
 				// Written by schema version 0, which had no network_mode.
-				ProtoV6ProviderFactories: legacyProviderFactories,
-				Config:                   sandboxConfig(name, ""),
+				ProtoV6ProviderFactories: acctest.ProviderFactoriesWith(sandbox.NewLegacyResourceV0),
+				Config:                   acctest.Config(name, ""),
 				ConfigStateChecks:        []statecheck.StateCheck{sameID.AddStateValue(addr, attr("id"))},
 			},
 			{
 				// Read by the current version: the state upgrades, and with
 				// the configuration keeping what version 0 created (it had no
 				// no_new_privileges) the plan is empty.
-				ProtoV6ProviderFactories: protoV6ProviderFactories,
-				Config:                   sandboxConfig(name, `  no_new_privileges = false`),
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Config:                   acctest.Config(name, `  no_new_privileges = false`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
@@ -450,15 +459,15 @@ func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
 			{
 				// With the defaults, the sandbox is replaced by a hardened,
 				// isolated one.
-				ProtoV6ProviderFactories: protoV6ProviderFactories,
-				Config:                   sandboxConfig(name, `  network_mode = "none"`),
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Config:                   acctest.Config(name, `  network_mode = "none"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectIsolated(t),
+					acctest.ExpectIsolated(t, addr),
 					statecheck.ExpectKnownValue(addr, attr("no_new_privileges"), knownvalue.Bool(true)),
 				},
 			},
@@ -466,46 +475,22 @@ func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
 	})
 }
 
-// sandboxTest runs acceptance steps with the current provider, failing
-// without an engine and asking the engine at the end that every sandbox is
-// gone.
-func sandboxTest(t *testing.T, steps []resource.TestStep) {
-	t.Helper()
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { preCheck(t) },
-		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		CheckDestroy:             checkDestroyed(t),
-		Steps:                    steps,
-	})
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestAccContainer_failedStartLeavesNothingBehind(t *testing.T) {
-	name := sandboxName(t)
-	sandboxTest(t, []resource.TestStep{
+	name := acctest.Name(t)
+	acctest.Test(t, []resource.TestStep{
 		{
 			// Without the init process the engine itself fails to start
 			// a missing executable.
-			Config:      sandboxConfig(name, "  network_mode = \"none\"\n  init = false\n  entrypoint = [\"/no/such/program\"]"),
+			Config:      acctest.Config(name, "  network_mode = \"none\"\n  init = false\n  entrypoint = [\"/no/such/program\"]"),
 			ExpectError: regexp.MustCompile(`(?s)Cannot start sandbox.*could not start it`),
 		},
 	})
-	if list := containersNamed(t, name); len(list) != 0 {
-		t.Fatalf("a failed start left %d container(s)", len(list))
-	}
+	acctest.ExpectNoContainers(t, name, "a failed start")
 }
 
 func TestAccContainer_invalidArgumentsRejectedAtPlan(t *testing.T) {
-	name := sandboxName(t)
-	image := fmt.Sprintf("image = %q", testImage)
+	name := acctest.Name(t)
+	image := fmt.Sprintf("image = %q", acctest.TestImage)
 	named := fmt.Sprintf("name = %q\n  %s", name, image)
 	cases := []struct{ body, want string }{
 		{image + "\n  name = \"-leading-dash\"", `Attribute name must be at least two characters`},
@@ -527,8 +512,6 @@ func TestAccContainer_invalidArgumentsRejectedAtPlan(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)` + c.want),
 		}
 	}
-	sandboxTest(t, steps)
-	if list := containersNamed(t, name); len(list) != 0 {
-		t.Fatalf("invalid arguments created %d container(s)", len(list))
-	}
+	acctest.Test(t, steps)
+	acctest.ExpectNoContainers(t, name, "invalid arguments")
 }

@@ -1,0 +1,122 @@
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/docker/docker/client"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+var (
+	enginesOnce sync.Once
+	testEngine  *engine.Client
+	dockerAPI   *client.Client
+	enginesErr  error
+)
+
+// connect builds, once, the tests' clients of the engine DOCKER_HOST (or
+// the local socket) names. It contacts nothing.
+func connect() error {
+	enginesOnce.Do(func() {
+		if testEngine, enginesErr = engine.New(engine.Config{}); enginesErr != nil {
+			return
+		}
+		dockerAPI, enginesErr = client.NewClientWithOpts(
+			client.WithHost(testEngine.Endpoint()), client.WithAPIVersionNegotiation())
+	})
+	if enginesErr != nil {
+		return fmt.Errorf("engine client for %s: %w", engine.ResolveHost(""), enginesErr)
+	}
+	return nil
+}
+
+func mustConnect(t *testing.T) {
+	t.Helper()
+	if err := connect(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Engine is the tests' own client of the engine the provider uses, through
+// the provider's engine package: to look at sandboxes and run commands in
+// them.
+func Engine(t *testing.T) *engine.Client {
+	t.Helper()
+	mustConnect(t)
+	return testEngine
+}
+
+// Docker is the raw Docker API client of the same engine, for what the
+// provider never does: changing the world behind Terraform's back.
+func Docker(t *testing.T) *client.Client {
+	t.Helper()
+	mustConnect(t)
+	return dockerAPI
+}
+
+// Inspect returns the engine's data for a container, failing the test when
+// it cannot.
+func Inspect(t *testing.T, idOrName string) engine.Container {
+	t.Helper()
+	c, err := Engine(t).InspectContainer(context.Background(), idOrName)
+	if err != nil {
+		t.Fatalf("inspecting %s: %v", idOrName, err)
+	}
+	return c
+}
+
+// ExecOK runs a command in a running container and returns its standard
+// output, or an error when it cannot run or exits non-zero.
+func ExecOK(ctx context.Context, t *testing.T, id string, cmd ...string) (string, error) {
+	res, err := Engine(t).Exec(ctx, id, cmd...)
+	if err != nil {
+		return "", err
+	}
+	if res.ExitCode != 0 {
+		return "", fmt.Errorf("%v exited %d: %s", cmd, res.ExitCode, res.Stderr)
+	}
+	return res.Stdout, nil
+}
+
+// interfaces lists the network interfaces a process inside the container
+// sees, from /proc/net/dev.
+func interfaces(ctx context.Context, t *testing.T, id string) ([]string, error) {
+	out, err := ExecOK(ctx, t, id, "cat", "/proc/net/dev")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(out, "\n") {
+		if name, _, ok := strings.Cut(line, ":"); ok {
+			names = append(names, strings.TrimSpace(name))
+		}
+	}
+	return names, nil
+}
+
+// OnlyLoopbackInside checks from inside a running container that it sees no
+// network interface but loopback.
+func OnlyLoopbackInside(ctx context.Context, t *testing.T, id string) error {
+	names, err := interfaces(ctx, t, id)
+	if err != nil {
+		return fmt.Errorf("listing interfaces inside: %w", err)
+	}
+	if len(names) != 1 || names[0] != "lo" {
+		return fmt.Errorf("interfaces inside the sandbox are %v, want only [lo]", names)
+	}
+	return nil
+}
+
+// ErrText prints an error that may be nil, for messages about checks that
+// failed with or without one.
+func ErrText(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return err.Error()
+}

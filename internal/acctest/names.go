@@ -1,0 +1,99 @@
+package acctest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// namePrefix starts the name of every container the tests create.
+const namePrefix = "tfacc-"
+
+// labelTest marks the containers the tests create behind Terraform's back
+// (the provider's own carry its ownership labels), so that the sweeper can
+// tell them from containers that are not the tests'.
+const labelTest = "tfsandbox.acctest"
+
+// Name returns a container name unique to this test run and, when the test
+// ends however it ends, removes every container whose name starts with it.
+// A test skipped for want of TF_ACC contacts no engine.
+func Name(t *testing.T) string {
+	t.Helper()
+	short := strings.ToLower(strings.TrimPrefix(t.Name(), "TestAcc"))
+	short = strings.NewReplacer("/", "-", "_", "-").Replace(short)
+	if len(short) > 30 {
+		short = short[:30]
+	}
+	name := namePrefix + short + "-" + RandString(6)
+	t.Cleanup(func() {
+		if t.Skipped() || os.Getenv("TF_ACC") == "" {
+			return
+		}
+		if err := removeNamed(context.Background(), Docker(t), name, false); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	return name
+}
+
+// ContainersNamed lists the containers whose name starts with prefix.
+func ContainersNamed(t *testing.T, prefix string) []container.Summary {
+	t.Helper()
+	list, err := Docker(t).ContainerList(context.Background(), container.ListOptions{
+		All: true, Filters: filters.NewArgs(filters.Arg("name", "^/"+prefix)),
+	})
+	if err != nil {
+		t.Fatalf("listing containers: %v", err)
+	}
+	return list
+}
+
+// ExpectNoContainers fails the test when any container's name starts with
+// prefix: what went before must have left nothing behind.
+func ExpectNoContainers(t *testing.T, prefix, what string) {
+	t.Helper()
+	if list := ContainersNamed(t, prefix); len(list) != 0 {
+		t.Fatalf("%s left %d container(s) named %s*", what, len(list), prefix)
+	}
+}
+
+// removeNamed force-removes the containers whose name starts with prefix;
+// with provenOnly, only those that carry the provider's ownership label or
+// the tests' own label.
+func removeNamed(ctx context.Context, api *client.Client, prefix string, provenOnly bool) error {
+	list, err := api.ContainerList(ctx, container.ListOptions{
+		All: true, Filters: filters.NewArgs(filters.Arg("name", "^/"+prefix)),
+	})
+	if err != nil {
+		return fmt.Errorf("listing containers named %s*: %w", prefix, err)
+	}
+	var errs []error
+	for _, c := range list {
+		if provenOnly && !engine.ManagedBy(c.Labels) && c.Labels[labelTest] == "" {
+			continue
+		}
+		if err := api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}); err != nil {
+			errs = append(errs, fmt.Errorf("removing %s: %w", c.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sweep removes what crashed acceptance runs left on the engine: containers
+// named with namePrefix that the provider's or the tests' labels prove are
+// theirs. Run it with `make sweep`.
+func sweep(string) error {
+	if err := connect(); err != nil {
+		return err
+	}
+	return removeNamed(context.Background(), dockerAPI, namePrefix, true)
+}

@@ -1,0 +1,182 @@
+package container
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// The engine work behind Create, Read, Update and Delete, in that order.
+
+// create makes the image available, creates the container with its network
+// mode, privileges and limits, writes its files, starts it and checks what
+// the engine then shows. A container left behind by a failure is removed.
+func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string) diag.Diagnostics {
+	spec, diags := m.spec(ctx, secretEnv)
+	files, fileDiags := m.engineFiles(ctx)
+	diags.Append(fileDiags...)
+	if diags.HasError() {
+		return diags
+	}
+	if _, err := r.client.EnsureImage(ctx, spec.Image); err != nil {
+		return append(diags, r.imageDiagnostic(spec.Image, err))
+	}
+
+	id, err := r.client.CreateContainer(ctx, spec)
+	if err != nil {
+		if engine.IsConflict(err) && spec.Name != "" {
+			return append(diags, r.nameConflictDiagnostic(ctx, spec.Name, err))
+		}
+		diags.AddError("Cannot create sandbox",
+			fmt.Sprintf("The Docker engine at %s refused to create the container: %v", r.client.Endpoint(), err))
+		return diags
+	}
+
+	if len(files) > 0 {
+		if err := r.client.CopyFiles(ctx, id, files); err != nil {
+			diags.AddAttributeError(path.Root("files"), "Cannot write files into sandbox", fmt.Sprintf(
+				"The Docker engine at %s created container %s but refused its files: %v",
+				r.client.Endpoint(), shortID(id), err))
+			return append(diags, r.removeAfterFailure(ctx, id)...)
+		}
+	}
+	if m.Running.ValueBool() {
+		if err := r.client.StartContainer(ctx, id); err != nil {
+			diags.AddError("Cannot start sandbox", fmt.Sprintf(
+				"The Docker engine at %s created container %s but could not start it: %v",
+				r.client.Endpoint(), shortID(id), err))
+			return append(diags, r.removeAfterFailure(ctx, id)...)
+		}
+	}
+	c, observeDiags := r.observe(ctx, id, *m)
+	diags.Append(observeDiags...)
+	if diags.HasError() {
+		return append(diags, r.removeAfterFailure(ctx, id)...)
+	}
+	m.setObserved(ctx, c)
+	return diags
+}
+
+// removeAfterFailure removes a container whose creation failed, even when
+// the request was cancelled or timed out, so that nothing leaks.
+func (r *Resource) removeAfterFailure(ctx context.Context, id string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if err := r.client.RemoveContainer(ctx, id); err != nil {
+		diags.Append(r.removeFailed("Cannot remove failed sandbox", id, err))
+	}
+	return diags
+}
+
+// observe inspects the container and checks that the engine shows what the
+// configuration asks for: no network when network_mode is "none", and a
+// running container when running is true.
+func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (engine.Container, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	c, err := r.client.InspectContainer(ctx, id)
+	if err != nil {
+		return c, append(diags, r.readFailed(id, err))
+	}
+	if diags.Append(want.checkIsolated(c)...); diags.HasError() {
+		return c, diags
+	}
+	if want.Running.ValueBool() && !engine.IsRunning(c) {
+		diags.Append(notRunningDiagnostic(c))
+	}
+	return c, diags
+}
+
+// refresh updates m from the engine and reports whether the container
+// exists. When the state asks for isolation, network_mode records what the
+// engine really shows, so weaker isolation plans a replacement.
+func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	c, err := r.client.InspectContainer(ctx, m.ID.ValueString())
+	if engine.IsNotFound(err) {
+		return false, diags
+	}
+	if err != nil {
+		return false, append(diags, r.readFailed(m.ID.ValueString(), err))
+	}
+	m.setObserved(ctx, c)
+	return true, m.refreshIsolation(c, m.Name.ValueString())
+}
+
+// update renames the container, applies changed limits and starts,
+// unpauses or stops it; everything else forces replacement.
+func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel) diag.Diagnostics {
+	id := state.ID.ValueString()
+	if name := plan.Name.ValueString(); !plan.Name.IsUnknown() && name != state.Name.ValueString() {
+		if err := r.client.RenameContainer(ctx, id, name); err != nil {
+			if engine.IsConflict(err) {
+				return diag.Diagnostics{r.nameConflictDiagnostic(ctx, name, err)}
+			}
+			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("name"), "Cannot rename sandbox",
+				fmt.Sprintf("Renaming container %s to %q on the Docker engine at %s failed: %v",
+					shortID(id), name, r.client.Endpoint(), err))}
+		}
+	}
+
+	diags := r.applyLimits(ctx, id, plan.limitsModel, state.limitsModel)
+	if diags.HasError() {
+		return diags
+	}
+	if diags.Append(r.applyRunState(ctx, id, *plan)...); diags.HasError() {
+		return diags
+	}
+	c, observeDiags := r.observe(ctx, id, *plan)
+	diags.Append(observeDiags...)
+	if !diags.HasError() {
+		plan.setObserved(ctx, c)
+	}
+	return diags
+}
+
+// applyRunState starts, unpauses or stops the container as the plan asks.
+func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	c, err := r.client.InspectContainer(ctx, id)
+	if err != nil {
+		return append(diags, r.readFailed(id, err))
+	}
+	if c.State.Paused {
+		// The engine neither starts nor stops a paused container.
+		if err := r.client.UnpauseContainer(ctx, id); err != nil {
+			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on the Docker engine "+
+				"at %s failed: %v", shortID(id), r.client.Endpoint(), err))
+			return diags
+		}
+	}
+	switch want, running := plan.Running.ValueBool(), c.State.Running; {
+	case want && !running:
+		err = r.client.StartContainer(ctx, id)
+	case !want && running:
+		err = r.client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
+	}
+	if err != nil {
+		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
+			"Starting or stopping container %s on the Docker engine at %s failed: %v", shortID(id), r.client.Endpoint(), err))
+	}
+	return diags
+}
+
+// remove stops the container with its grace period, then force-removes it.
+// A container that is already gone counts as removed.
+func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	id := m.ID.ValueString()
+	if err := r.client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
+		diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+
+			"failed: %v", shortID(id), r.client.Endpoint(), err))
+		return diags
+	}
+	if err := r.client.RemoveContainer(ctx, id); err != nil {
+		diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
+	}
+	return diags
+}

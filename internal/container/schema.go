@@ -1,0 +1,193 @@
+package container
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// schemaVersion is the version of the current schema. Version 0 predated
+// network_mode; version 1 predated hardening, limits, ports, files and
+// secrets (see upgrade.go).
+const schemaVersion = 2
+
+// Defaults of the core attributes, part of the schema and of import.
+const (
+	defaultRunning     = true
+	defaultInit        = true
+	defaultStopTimeout = 10
+)
+
+var (
+	// namePattern is the engine's own rule for container names.
+	namePattern    = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]+$`)
+	envNamePattern = regexp.MustCompile(`^[^=]+$`)
+)
+
+// resourceSchema is the whole schema: the core attributes here, and each
+// attribute group's from its own file.
+func resourceSchema(ctx context.Context) schema.Schema {
+	s := schema.Schema{
+		Version: schemaVersion,
+		MarkdownDescription: "A sandbox: a Docker container for running untrusted code, kept alive so it can be " +
+			"exec'd into. With `network_mode = \"none\"` it has no network but loopback, and the provider keeps " +
+			"it that way: when the container is removed, or re-attached to a network outside Terraform, the next " +
+			"plan shows it and apply brings back a sandbox with the same isolation.",
+		Attributes: coreAttributes(),
+	}
+	for _, group := range []map[string]schema.Attribute{
+		networkAttributes(), privilegeAttributes(), limitAttributes(), portAttributes(), fileAttributes(),
+		secretAttributes(), timeoutAttributes(ctx),
+	} {
+		maps.Copy(s.Attributes, group)
+	}
+	return s
+}
+
+// coreAttributes are the sandbox's identity, image and process.
+func coreAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "Full ID of the container on the engine.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Container name. When omitted the engine picks one. Changing it renames the " +
+				"container in place; a name taken by another container is an error, and that container is " +
+				"left alone. At least two characters: letters, digits, `_`, `.` and `-`, starting with a letter " +
+				"or digit.",
+			Optional:      true,
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			Validators: []validator.String{
+				stringvalidator.RegexMatches(namePattern,
+					"must be at least two characters, start with a letter or digit, and contain only "+
+						"letters, digits, '_', '.' and '-'"),
+			},
+		},
+		"image": schema.StringAttribute{
+			MarkdownDescription: "Image to run, by name and tag or by ID. It must be present on the engine; when it " +
+				"is not, the provider tries one pull and otherwise fails, saying how to build or load it. " +
+				"Changing it forces replacement.",
+			Required:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"entrypoint": schema.ListAttribute{
+			MarkdownDescription: "Entrypoint, overriding the image's. When both `entrypoint` and `command` are " +
+				"omitted, the sandbox runs the keep-alive `" + keepAliveText + "` (the image must provide `" +
+				keepAlive[0] + "`), whatever the image's own command is. Changing it forces replacement.",
+			ElementType:   types.StringType,
+			Optional:      true,
+			PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+			Validators:    []validator.List{listvalidator.SizeAtLeast(1)},
+		},
+		"command": schema.ListAttribute{
+			MarkdownDescription: "Command, overriding the image's, run by the image's entrypoint (or by " +
+				"`entrypoint` when set). It should keep running: a sandbox whose command exits is not running. " +
+				"Changing it forces replacement.",
+			ElementType:   types.StringType,
+			Optional:      true,
+			PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+			Validators:    []validator.List{listvalidator.SizeAtLeast(1)},
+		},
+		"env": schema.MapAttribute{
+			MarkdownDescription: "Environment variables added to the image's. Sensitive: values are hidden " +
+				"in plans, but they are stored in the state. Changing it forces replacement.",
+			ElementType:   types.StringType,
+			Optional:      true,
+			Sensitive:     true,
+			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			Validators:    []validator.Map{mapvalidator.KeysAre(envNameValidator())},
+		},
+		"labels": schema.MapAttribute{
+			MarkdownDescription: "Labels added to the container. The provider also stamps its own labels " +
+				"(`" + engine.LabelManagedBy + "`, `" + engine.LabelResourceType + "` and, with `env_wo`, `" +
+				labelSecretEnv + "`), which cannot be set here. Changing it forces replacement.",
+			ElementType:   types.StringType,
+			Optional:      true,
+			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			Validators: []validator.Map{mapvalidator.KeysAre(
+				stringvalidator.LengthAtLeast(1),
+				stringvalidator.NoneOf(engine.LabelManagedBy, engine.LabelResourceType, labelSecretEnv),
+			)},
+		},
+		"working_dir": schema.StringAttribute{
+			MarkdownDescription: "Working directory of the sandbox's processes, overriding the image's. " +
+				"Changing it forces replacement.",
+			Optional:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"user": schema.StringAttribute{
+			MarkdownDescription: "User (and optionally group) the sandbox runs as, as `name`, `uid` or " +
+				"`uid:gid`, overriding the image's. Changing it forces replacement.",
+			Optional:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"init": schema.BoolAttribute{
+			MarkdownDescription: "Run the engine's init process (`docker-init`) as PID 1, so that the sandbox " +
+				"reaps zombie processes and stops promptly on SIGTERM. Defaults to `" + fmt.Sprint(defaultInit) +
+				"`. Changing it forces replacement.",
+			Optional:      true,
+			Computed:      true,
+			Default:       booldefault.StaticBool(defaultInit),
+			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+		},
+		"running": schema.BoolAttribute{
+			MarkdownDescription: "Whether the sandbox should be running. Defaults to `" + fmt.Sprint(defaultRunning) +
+				"`. Refresh records what the engine shows (a paused sandbox is not running), so a sandbox stopped " +
+				"or paused outside Terraform plans an in-place update, and apply starts or unpauses it. Set " +
+				"`false` to keep the container but stop it.",
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(defaultRunning),
+		},
+		"stop_timeout": schema.Int64Attribute{
+			MarkdownDescription: "Seconds the provider waits for the sandbox to exit after SIGTERM before it " +
+				"kills it, when it stops (`running = false`) or destroys it. Defaults to `" +
+				fmt.Sprint(defaultStopTimeout) + "`. Changing it updates the state only.",
+			Optional:   true,
+			Computed:   true,
+			Default:    int64default.StaticInt64(defaultStopTimeout),
+			Validators: []validator.Int64{int64validator.AtLeast(0)},
+		},
+		"image_id": schema.StringAttribute{
+			MarkdownDescription: "Observed: ID of the image the container runs.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+	}
+}
+
+// envNameValidator accepts an environment variable name.
+func envNameValidator() validator.String {
+	return stringvalidator.RegexMatches(envNamePattern, "must be non-empty and contain no '='")
+}
+
+// joinCode lists values for a Markdown description: "a`, `b`, `c", to go
+// between backticks.
+func joinCode(list []string) string {
+	return strings.Join(list, "`, `")
+}

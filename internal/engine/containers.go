@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/docker/docker/api/types/container"
+)
+
+// Container is the engine's data about a container; ContainerConfig is its
+// portable part (image, process, environment, labels) and HostConfig the
+// part the engine applies on the host (network, privileges, mounts, limits).
+type (
+	Container       = container.InspectResponse
+	ContainerConfig = container.Config
+	HostConfig      = container.HostConfig
+)
+
+// ContainerSpec is what the provider asks the engine to create.
+type ContainerSpec struct {
+	Name        string
+	Image       string
+	NetworkMode string // empty: the engine's default network
+	Entrypoint  []string
+	Command     []string
+	Env         []string
+	Labels      map[string]string
+	WorkingDir  string
+	User        string
+	Init        bool
+
+	CapAdd      []string
+	CapDrop     []string
+	SecurityOpt []string
+	ReadOnly    bool
+	Tmpfs       map[string]string // mount path: mount options
+	Runtime     string            // empty: the engine's default runtime
+	Limits      Limits
+	ShmSize     int64 // bytes; 0: the engine's default
+	Ulimits     []Ulimit
+	Ports       []PortBinding
+}
+
+// Limits are the resource limits the engine can change on a live container.
+// Zero means no limit.
+type Limits struct {
+	Memory     int64 // bytes
+	MemorySwap int64 // bytes of memory plus swap; -1 for unlimited swap
+	NanoCPUs   int64 // CPUs in units of 10^-9
+	PidsLimit  int64
+}
+
+// Ulimit is a process resource limit set in the container.
+type Ulimit struct {
+	Name       string
+	Soft, Hard int64
+}
+
+// CreateContainer creates (but does not start) a container and returns its ID.
+func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (string, error) {
+	cfg := &container.Config{
+		Image:        spec.Image,
+		Entrypoint:   spec.Entrypoint,
+		Cmd:          spec.Command,
+		Env:          spec.Env,
+		Labels:       spec.Labels,
+		WorkingDir:   spec.WorkingDir,
+		User:         spec.User,
+		ExposedPorts: exposedPorts(spec.Ports),
+	}
+	resp, err := c.api.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, spec.Name)
+	if err != nil {
+		return "", err
+	}
+	return resp.ID, nil
+}
+
+// hostConfig is the part of spec the engine applies on the host: network,
+// privileges, mounts and limits.
+func hostConfig(spec ContainerSpec) *container.HostConfig {
+	h := &container.HostConfig{
+		NetworkMode:    container.NetworkMode(spec.NetworkMode),
+		Init:           &spec.Init,
+		CapAdd:         spec.CapAdd,
+		CapDrop:        spec.CapDrop,
+		SecurityOpt:    spec.SecurityOpt,
+		ReadonlyRootfs: spec.ReadOnly,
+		Tmpfs:          spec.Tmpfs,
+		Runtime:        spec.Runtime,
+		ShmSize:        spec.ShmSize,
+		Resources:      resources(spec.Limits),
+		PortBindings:   portBindings(spec.Ports),
+	}
+	for _, u := range spec.Ulimits {
+		h.Ulimits = append(h.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
+	}
+	return h
+}
+
+func resources(l Limits) container.Resources {
+	r := container.Resources{Memory: l.Memory, MemorySwap: l.MemorySwap, NanoCPUs: l.NanoCPUs}
+	if l.PidsLimit != 0 {
+		r.PidsLimit = &l.PidsLimit
+	}
+	return r
+}
+
+// ObservedLimits are the limits the engine shows in a container's host
+// configuration.
+func ObservedLimits(h *HostConfig) Limits {
+	l := Limits{Memory: h.Memory, MemorySwap: h.MemorySwap, NanoCPUs: h.NanoCPUs}
+	if h.PidsLimit != nil && *h.PidsLimit > 0 {
+		l.PidsLimit = *h.PidsLimit
+	}
+	return l
+}
+
+// ObservedUlimits are the process limits the engine shows in a container's
+// host configuration.
+func ObservedUlimits(h *HostConfig) []Ulimit {
+	var out []Ulimit
+	for _, u := range h.Ulimits {
+		if u != nil {
+			out = append(out, Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
+		}
+	}
+	return out
+}
+
+// UpdateLimits changes the resource limits of a container, running or not.
+// The engine cannot lift a memory or CPU limit this way (zero means "leave
+// as is" to it), so callers replace the container for that.
+func (c *Client) UpdateLimits(ctx context.Context, id string, l Limits) error {
+	_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: resources(l)})
+	return err
+}
+
+// InspectContainer returns the engine's data for a container, by ID or name.
+func (c *Client) InspectContainer(ctx context.Context, idOrName string) (Container, error) {
+	return c.api.ContainerInspect(ctx, idOrName)
+}
+
+// StartContainer starts a created or stopped container.
+func (c *Client) StartContainer(ctx context.Context, id string) error {
+	return c.api.ContainerStart(ctx, id, container.StartOptions{})
+}
+
+// UnpauseContainer resumes a paused container.
+func (c *Client) UnpauseContainer(ctx context.Context, id string) error {
+	return c.api.ContainerUnpause(ctx, id)
+}
+
+// StopContainer sends the container's stop signal, waits up to graceSeconds
+// for it to exit, then kills it. A container that is gone counts as stopped.
+func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int) error {
+	err := c.api.ContainerStop(ctx, id, container.StopOptions{Timeout: &graceSeconds})
+	if err != nil && !IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// RemoveContainer force-removes a container and its anonymous volumes. A
+// container that is already gone counts as removed.
+func (c *Client) RemoveContainer(ctx context.Context, id string) error {
+	err := c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// RenameContainer gives a container a new name.
+func (c *Client) RenameContainer(ctx context.Context, id, name string) error {
+	return c.api.ContainerRename(ctx, id, name)
+}
+
+// IsRunning reports whether the engine shows the container running and not
+// paused.
+func IsRunning(c Container) bool {
+	return c.ContainerJSONBase != nil && c.State != nil && c.State.Running && !c.State.Paused
+}

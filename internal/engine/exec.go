@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// ExecResult is what a command run in a container gave.
+type ExecResult struct {
+	Stdout, Stderr string
+	ExitCode       int
+}
+
+// Exec runs a command in a running container, as the container's user, and
+// waits for it to end. A command that runs and exits non-zero is not an
+// error: see ExitCode.
+func (c *Client) Exec(ctx context.Context, id string, cmd ...string) (ExecResult, error) {
+	created, err := c.api.ContainerExecCreate(ctx, id, container.ExecOptions{
+		Cmd: cmd, AttachStdout: true, AttachStderr: true,
+	})
+	if err != nil {
+		return ExecResult{}, err
+	}
+	att, err := c.api.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return ExecResult{}, err
+	}
+	defer att.Close()
+	var stdout, stderr bytes.Buffer
+	if _, err := stdcopy.StdCopy(&stdout, &stderr, att.Reader); err != nil {
+		return ExecResult{}, err
+	}
+	res, err := c.api.ContainerExecInspect(ctx, created.ID)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	return ExecResult{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: res.ExitCode}, nil
+}

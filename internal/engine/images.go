@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/pkg/jsonmessage"
+)
+
+// Image is the engine's data about an image.
+type Image = image.InspectResponse
+
+// ImageMissingError says that an image is not on the engine and could not be
+// pulled.
+type ImageMissingError struct {
+	Ref     string
+	PullErr error
+}
+
+func (e *ImageMissingError) Error() string {
+	return fmt.Sprintf("image %q is not present on the engine and pulling it failed: %v", e.Ref, e.PullErr)
+}
+
+func (e *ImageMissingError) Unwrap() error { return e.PullErr }
+
+// EnsureImage makes sure ref is present on the engine: it inspects it and,
+// when it is missing, tries one pull. It returns the image's inspect data, or
+// an *ImageMissingError when the image is absent and the pull failed.
+func (c *Client) EnsureImage(ctx context.Context, ref string) (Image, error) {
+	img, err := c.api.ImageInspect(ctx, ref)
+	if err == nil {
+		return img, nil
+	}
+	if !IsNotFound(err) {
+		return Image{}, fmt.Errorf("inspecting image %q: %w", ref, err)
+	}
+	if err := c.pull(ctx, ref); err != nil {
+		return Image{}, &ImageMissingError{Ref: ref, PullErr: err}
+	}
+	img, err = c.api.ImageInspect(ctx, ref)
+	if err != nil {
+		return Image{}, &ImageMissingError{Ref: ref, PullErr: err}
+	}
+	return img, nil
+}
+
+// pull pulls ref and reads the progress stream to its end, returning the
+// first error the engine reports in it.
+func (c *Client) pull(ctx context.Context, ref string) error {
+	rc, err := c.api.ImagePull(ctx, ref, image.PullOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rc.Close() }()
+	return jsonmessage.DisplayJSONMessagesStream(rc, io.Discard, 0, false, nil)
+}
+
+// InspectImage returns the engine's data for an image.
+func (c *Client) InspectImage(ctx context.Context, ref string) (Image, error) {
+	img, err := c.api.ImageInspect(ctx, ref)
+	if err != nil {
+		return Image{}, fmt.Errorf("inspecting image %q: %w", ref, err)
+	}
+	return img, nil
+}

@@ -1,0 +1,102 @@
+// Package values converts between Go values and the framework's attribute
+// values, the same way for every resource: empty collections are null, and
+// a refreshed value that means the same as the one held keeps its spelling.
+package values
+
+import (
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Value is what every framework value can say about itself.
+type Value interface {
+	attr.Value
+	IsNull() bool
+	IsUnknown() bool
+}
+
+// Known reports whether v is neither null nor unknown.
+func Known(v Value) bool {
+	return !v.IsNull() && !v.IsUnknown()
+}
+
+// KeepIfEqual returns held when it means the same as observed (null and
+// empty alike), else observed. A refresh that uses it plans nothing for an
+// unchanged object whose engine spells a value differently.
+func KeepIfEqual[T Value](held, observed T) T {
+	if held.IsUnknown() {
+		return observed
+	}
+	if held.Equal(observed) || (held.IsNull() && observed.IsNull()) {
+		return held
+	}
+	return observed
+}
+
+func stringValues(list []string) []attr.Value {
+	vals := make([]attr.Value, len(list))
+	for i, s := range list {
+		vals[i] = types.StringValue(s)
+	}
+	return vals
+}
+
+// StringList is a list of strings, null when empty.
+func StringList(list []string) types.List {
+	if len(list) == 0 {
+		return types.ListNull(types.StringType)
+	}
+	return types.ListValueMust(types.StringType, stringValues(list))
+}
+
+// StringSet is a set of strings, empty (not null) when list is empty.
+func StringSet(list []string) types.Set {
+	return types.SetValueMust(types.StringType, stringValues(list))
+}
+
+// StringSetOrNull is a set of strings, null when list is empty.
+func StringSetOrNull(list []string) types.Set {
+	if len(list) == 0 {
+		return types.SetNull(types.StringType)
+	}
+	return StringSet(list)
+}
+
+// StringMap is a map of strings, null when empty.
+func StringMap(m map[string]string) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	vals := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		vals[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, vals)
+}
+
+// SetStrings returns the strings of a set, sorted; nil when the set is null
+// or unknown.
+func SetStrings(s types.Set) []string {
+	if !Known(s) {
+		return nil
+	}
+	out := make([]string, 0, len(s.Elements()))
+	for _, v := range s.Elements() {
+		if str, ok := v.(types.String); ok {
+			out = append(out, str.ValueString())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Int64OrNull is v, or null when v is zero or negative (the engine's "no
+// limit").
+func Int64OrNull(v int64) types.Int64 {
+	if v <= 0 {
+		return types.Int64Null()
+	}
+	return types.Int64Value(v)
+}
