@@ -19,6 +19,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/values"
 )
 
 // Port defaults, applied when the configuration leaves them out.
@@ -130,7 +131,9 @@ func (p portsModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) dia
 func (p *portsModel) observe(ctx context.Context, h *engine.HostConfig) {
 	observed := engine.ObservedPorts(h)
 	var held []engine.PortBinding
-	if !p.Ports.IsNull() && !p.Ports.IsUnknown() {
+	if values.Known(p.Ports) {
+		// Ports that cannot be read (never the case for a state the
+		// framework wrote) count as none, so the engine's are recorded.
 		held, _ = p.bindings(ctx)
 	}
 	if samePorts(held, observed) {

@@ -88,25 +88,6 @@ func schemaV0() schema.Schema {
 	return s
 }
 
-// modelV1 is a state written by schema version 1.
-type modelV1 struct {
-	ID          types.String `tfsdk:"id"`
-	Name        types.String `tfsdk:"name"`
-	Image       types.String `tfsdk:"image"`
-	NetworkMode types.String `tfsdk:"network_mode"`
-	Entrypoint  types.List   `tfsdk:"entrypoint"`
-	Command     types.List   `tfsdk:"command"`
-	Env         types.Map    `tfsdk:"env"`
-	Labels      types.Map    `tfsdk:"labels"`
-	WorkingDir  types.String `tfsdk:"working_dir"`
-	User        types.String `tfsdk:"user"`
-	Init        types.Bool   `tfsdk:"init"`
-	Running     types.Bool   `tfsdk:"running"`
-	StopTimeout types.Int64  `tfsdk:"stop_timeout"`
-	Networks    types.Set    `tfsdk:"networks"`
-	ImageID     types.String `tfsdk:"image_id"`
-}
-
 // modelV0 is a state written by schema version 0.
 type modelV0 struct {
 	ID          types.String `tfsdk:"id"`
@@ -125,15 +106,17 @@ type modelV0 struct {
 	ImageID     types.String `tfsdk:"image_id"`
 }
 
+// modelV1 is a state written by schema version 1: version 0 and
+// network_mode.
+type modelV1 struct {
+	modelV0
+	NetworkMode types.String `tfsdk:"network_mode"`
+}
+
 // upgradeFromV0 carries a version 0 state over; network_mode, which version
 // 0 did not have, is null: the engine's default, as it was then.
 func upgradeFromV0(old modelV0) resourceModel {
-	return upgradeFromV1(modelV1{
-		ID: old.ID, Name: old.Name, Image: old.Image, NetworkMode: types.StringNull(),
-		Entrypoint: old.Entrypoint, Command: old.Command, Env: old.Env, Labels: old.Labels,
-		WorkingDir: old.WorkingDir, User: old.User, Init: old.Init, Running: old.Running,
-		StopTimeout: old.StopTimeout, Networks: old.Networks, ImageID: old.ImageID,
-	})
+	return upgradeFromV1(modelV1{modelV0: old, NetworkMode: types.StringNull()})
 }
 
 // upgradeFromV1 carries a version 1 state over. The new attributes record
