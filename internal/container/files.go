@@ -31,6 +31,10 @@ import (
 
 const defaultFileMode = "0644"
 
+// kernelFilesystems are mounted over the sandbox's filesystem when it
+// starts, hiding any file written below them.
+var kernelFilesystems = []string{"/proc", "/sys", "/dev"}
+
 var (
 	fileModePattern = regexp.MustCompile(`^0?[0-7]{3}$`)
 	fileAttrTypes   = map[string]attr.Type{
@@ -69,13 +73,13 @@ func fileAttributes() map[string]schema.Attribute {
 		MarkdownDescription: "Files written into the sandbox's filesystem before it starts, by absolute path. " +
 			"Missing parent directories are created. Files are owned by root. A sandbox recreated after " +
 			"drift gets its files again. Each file takes exactly one of `content`, `content_base64` or " +
-			"`source`. A path under a `tmpfs` mount would be hidden by it, and a read-only root cannot be " +
-			"written, so both are rejected. Files are not read back from the sandbox. Changing them, or the " +
+			"`source`. A path under a `tmpfs` mount or under `" + joinCode(kernelFilesystems) + "` would be " +
+			"hidden by what is mounted there, and a read-only root cannot be written, so these are rejected. Files are not read back from the sandbox. Changing them, or the " +
 			"content of a `source` file, forces replacement.",
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(validators.AbsolutePath()),
+			mapvalidator.KeysAre(validators.AbsolutePath(), outsideKernelFilesystems()),
 		},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"content": schema.StringAttribute{
@@ -108,6 +112,20 @@ func fileAttributes() map[string]schema.Attribute {
 			},
 		}},
 	}}
+}
+
+// outsideKernelFilesystems refuses paths under the kernel's filesystems.
+func outsideKernelFilesystems() validator.String {
+	desc := "must not be under " + strings.Join(kernelFilesystems, ", ") + ": the engine mounts the kernel's " +
+		"filesystems there when the sandbox starts, so the file would be hidden; put it elsewhere"
+	return validators.String(desc, func(s string) string {
+		for _, fs := range kernelFilesystems {
+			if s == fs || strings.HasPrefix(s, fs+"/") {
+				return desc
+			}
+		}
+		return ""
+	})
 }
 
 // contentKnown reports whether the file's content can be read now.

@@ -135,13 +135,13 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 	source := filepath.Join(t.TempDir(), "exists")
 	acctest.Write(t, source, "x")
 	cases := []struct{ body, want string }{
-		{`memory = 0`, `Attribute memory value must be at least 6`},
-		{`memory = -1`, `Attribute memory value must be at least 6`},
-		{`cpus = 0`, `Attribute cpus value must be at least 0.01`},
-		{`cpus = -0.5`, `Attribute cpus value must be at least 0.01`},
-		{`pids_limit = 0`, `Attribute pids_limit value must be at least 1`},
-		{`pids_limit = -1`, `Attribute pids_limit value must be at least 1`},
-		{`shm_size = 0`, `Attribute shm_size value must be at least 1`},
+		{`memory = 0`, `Attribute memory value must be between 6 and 16777216`},
+		{`memory = -1`, `Attribute memory value must be between 6 and 16777216`},
+		{`cpus = 0`, `Attribute cpus value must be between 0.010000 and 1024.000000`},
+		{`cpus = -0.5`, `Attribute cpus value must be between 0.010000 and 1024.000000`},
+		{`pids_limit = 0`, `Attribute pids_limit value must be between 1 and 4194304`},
+		{`pids_limit = -1`, `Attribute pids_limit value must be between 1 and 4194304`},
+		{`shm_size = 0`, `Attribute shm_size value must be between 1 and 16777216`},
 		{`memory_swap = 64`, `Attribute "memory" must be specified when "memory_swap" is specified`},
 		{"memory = 64\n  memory_swap = 32", `Memory plus swap below memory.*memory_swap = 32`},
 		{`ulimits = { nofile = { soft = 10, hard = 5 } }`, `Soft limit above hard limit.*ulimits\["nofile"\].soft \(10\) cannot exceed`},
@@ -222,4 +222,50 @@ func TestAccContainer_hardenedExample(t *testing.T) {
 			}},
 		},
 	}})
+}
+
+// Inputs that would widen a sandbox, overflow, or fail only at apply are
+// refused at plan time, each naming the attribute, the rule and the fix.
+func TestAccContainer_wideningOrBrokenInputsRejectedAtPlan(t *testing.T) {
+	name := acctest.Name(t)
+	cases := []struct{ body, want string }{
+		{`ports = [{ internal = 80, host_ip = "localhost" }]`, `host_ip must be an IP address such as 127.0.0.1`},
+		{`ports = [{ internal = 80, host_ip = "999.1.1.1" }]`, `host_ip must be an IP address such as 127.0.0.1`},
+		{`ports = [{ internal = 80, host_ip = "127.0.0.1 " }]`, `host_ip must be an IP address such as 127.0.0.1`},
+		{`security_opts = ["seccomp={\"defaultAction\":\"SCMP_ACT_ALLOW\"}"]`,
+			`Security option disables confinement.*defaultAction SCMP_ACT_ALLOW lets through every system call.*set allow_unconfined = true`},
+		{`security_opts = ["seccomp=profile.json"]`, `must give seccomp "unconfined" or a seccomp profile in JSON`},
+		{`cap_add = ["SYS_ADMIN"]`, `Capability breaks containment.*names SYS_ADMIN.*mount filesystems.*set allow_unsafe_capabilities = true`},
+		{"cap_add = [\"SYS_PTRACE\"]\n  allow_unsafe_capabilities = false", `Capability breaks containment.*names SYS_PTRACE`},
+		{`memory = 17592186044426`, `Attribute memory value must be between 6 and 16777216`},
+		{`shm_size = 17592186044416`, `Attribute shm_size value must be between 1 and 16777216`},
+		{`cpus = 1000000000000`, `Attribute cpus value must be between 0.010000 and 1024.000000`},
+		{`files = { "/proc/sys/x" = { content = "x" } }`, `files\["/proc/sys/x"\] must not be under /proc, /sys, /dev`},
+		{`files = { "/dev/x" = { content = "x" } }`, `files\["/dev/x"\] must not be under /proc, /sys, /dev`},
+		{`user = "root;rm"`, `Attribute user must be a user name or ID`},
+		{`user = "99999999999"`, `Attribute user must be a user name or ID.*IDs up to 4294967294`},
+		{`working_dir = "relative"`, `Attribute working_dir must be an absolute path`},
+		{`timeouts = { create = "-1s" }`, `timeouts.create must be a duration greater than zero`},
+		{`timeouts = { delete = "0s" }`, `timeouts.delete must be a duration greater than zero`},
+	}
+	steps := make([]resource.TestStep, 0, len(cases)+1)
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      acctest.Config(name, "  "+c.body),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)` + strings.ReplaceAll(c.want, " ", `\s+`)),
+		})
+	}
+	steps = append(steps, resource.TestStep{
+		Config: fmt.Sprintf(`
+resource "sandbox_container" "test" {
+  name  = %q
+  image = "--privileged"
+}
+`, name),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Attribute\s+image\s+must\s+be\s+an\s+image\s+reference`),
+	})
+	acctest.Test(t, steps)
+	acctest.ExpectNoContainers(t, name, "inputs refused at plan time")
 }

@@ -34,7 +34,14 @@ const (
 	engineDefaultShmMiB = 64
 	// minMemoryMiB is the engine's smallest memory limit.
 	minMemoryMiB = 6
-	minCPUs      = 0.01
+	// maxSizeMiB bounds every size in MiB (16 TiB), far above any host and
+	// far below where MiB in bytes would overflow.
+	maxSizeMiB = 1 << 24
+	minCPUs    = 0.01
+	// maxCPUs bounds cpus, so that CPUs in units of 10^-9 cannot overflow.
+	maxCPUs = 1024
+	// maxPids is the kernel's largest process ID (PID_MAX_LIMIT).
+	maxPids = 1 << 22
 )
 
 // ulimitNames are the process limits the engine can set.
@@ -76,41 +83,42 @@ func limitAttributes() map[string]schema.Attribute {
 	inPlace := "Changing it is applied to the running sandbox and checked; removing it forces replacement."
 	return map[string]schema.Attribute{
 		"memory": schema.Int64Attribute{
-			MarkdownDescription: fmt.Sprintf("Memory limit in MiB (at least %d). The kernel kills processes of "+
-				"the sandbox that would exceed it. When omitted, memory is not limited. %s", minMemoryMiB, inPlace),
+			MarkdownDescription: fmt.Sprintf("Memory limit in MiB (%d to %d). The kernel kills processes of "+
+				"the sandbox that would exceed it. When omitted, memory is not limited. %s", minMemoryMiB, maxSizeMiB, inPlace),
 			Optional:      true,
-			Validators:    []validator.Int64{int64validator.AtLeast(minMemoryMiB)},
+			Validators:    []validator.Int64{int64validator.Between(minMemoryMiB, maxSizeMiB)},
 			PlanModifiers: []planmodifier.Int64{planmodifiers.Int64RequiresReplaceWhenRemoved()},
 		},
 		"memory_swap": schema.Int64Attribute{
-			MarkdownDescription: "Memory plus swap limit in MiB, at least `memory`, which it requires. When " +
-				"omitted it equals `memory`: the sandbox gets no swap. Changing or removing it is applied to " +
-				"the running sandbox and checked.",
+			MarkdownDescription: fmt.Sprintf("Memory plus swap limit in MiB, at least `memory`, which it "+
+				"requires, and at most %d. When omitted it equals `memory`: the sandbox gets no swap. Changing or "+
+				"removing it is applied to the running sandbox and checked.", maxSizeMiB),
 			Optional: true,
 			Validators: []validator.Int64{
-				int64validator.AtLeast(minMemoryMiB),
+				int64validator.Between(minMemoryMiB, maxSizeMiB),
 				int64validator.AlsoRequires(path.MatchRelative().AtParent().AtName("memory")),
 			},
 		},
 		"cpus": schema.Float64Attribute{
 			MarkdownDescription: fmt.Sprintf("CPU limit as a number of CPUs, fractional (for example `0.5`), at "+
-				"least `%g` and at most the engine's CPU count. When omitted, CPU is not limited. %s", minCPUs, inPlace),
+				"least `%g` and at most the engine's CPU count (and %d). When omitted, CPU is not limited. %s",
+				minCPUs, maxCPUs, inPlace),
 			Optional:      true,
-			Validators:    []validator.Float64{float64validator.AtLeast(minCPUs)},
+			Validators:    []validator.Float64{float64validator.Between(minCPUs, maxCPUs)},
 			PlanModifiers: []planmodifier.Float64{planmodifiers.Float64RequiresReplaceWhenRemoved()},
 		},
 		"pids_limit": schema.Int64Attribute{
-			MarkdownDescription: "Largest number of processes and threads the sandbox may run at once " +
-				"(at least 1), which stops fork bombs. When omitted, it is not limited. " + inPlace,
+			MarkdownDescription: fmt.Sprintf("Largest number of processes and threads the sandbox may run at "+
+				"once (1 to %d), which stops fork bombs. When omitted, it is not limited. %s", maxPids, inPlace),
 			Optional:      true,
-			Validators:    []validator.Int64{int64validator.AtLeast(1)},
+			Validators:    []validator.Int64{int64validator.Between(1, maxPids)},
 			PlanModifiers: []planmodifier.Int64{planmodifiers.Int64RequiresReplaceWhenRemoved()},
 		},
 		"shm_size": schema.Int64Attribute{
-			MarkdownDescription: fmt.Sprintf("Size of `/dev/shm` in MiB (at least 1). When omitted the engine "+
-				"gives %d MiB. Changing it forces replacement.", engineDefaultShmMiB),
+			MarkdownDescription: fmt.Sprintf("Size of `/dev/shm` in MiB (1 to %d). When omitted the engine "+
+				"gives %d MiB. Changing it forces replacement.", maxSizeMiB, engineDefaultShmMiB),
 			Optional:      true,
-			Validators:    []validator.Int64{int64validator.AtLeast(1)},
+			Validators:    []validator.Int64{int64validator.Between(1, maxSizeMiB)},
 			PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 		},
 		"ulimits": schema.MapNestedAttribute{

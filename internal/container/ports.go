@@ -19,6 +19,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/validators"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/values"
 )
 
@@ -76,10 +77,11 @@ func portAttributes() map[string]schema.Attribute {
 				Validators: []validator.Int64{int64validator.Between(1, maxPort)},
 			},
 			"host_ip": schema.StringAttribute{
-				MarkdownDescription: "Host address to bind. When omitted, `" + defaultPortHostIP + "`: reachable " +
-					"from the engine's host only. Use `0.0.0.0` to publish on every interface.",
+				MarkdownDescription: "Host address to bind, as an IP address (a host name such as `localhost` is " +
+					"refused: the engine would publish on every interface). When omitted, `" + defaultPortHostIP +
+					"`: reachable from the engine's host only. Use `0.0.0.0` to publish on every interface.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{validators.IPAddress()},
 			},
 			"protocol": schema.StringAttribute{
 				MarkdownDescription: "One of `" + joinCode(portProtocols) + "`. When omitted, `" +

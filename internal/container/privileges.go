@@ -2,7 +2,10 @@ package container
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -49,8 +52,30 @@ var capabilities = []string{
 	"SYS_RAWIO", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "WAKE_ALARM",
 }
 
+// unsafeCapabilities break containment: each lets root in the sandbox reach
+// the host's kernel or other processes. cap_add takes them only with
+// allow_unsafe_capabilities = true.
+var unsafeCapabilities = map[string]string{
+	"BPF":             "load programs into the host's kernel",
+	"DAC_READ_SEARCH": "open host files by handle, around the sandbox's mounts",
+	"MAC_ADMIN":       "change the host's mandatory access control policy",
+	"MAC_OVERRIDE":    "bypass the host's mandatory access control",
+	"NET_ADMIN":       "reconfigure interfaces, routes and firewalls",
+	"PERFMON":         "watch the kernel and other processes through perf",
+	"SYSLOG":          "read the kernel log and kernel addresses",
+	"SYS_ADMIN":       "mount filesystems and reach the host through cgroup release agents",
+	"SYS_BOOT":        "reboot the kernel",
+	"SYS_MODULE":      "load kernel modules",
+	"SYS_PTRACE":      "trace and inject code into other processes",
+	"SYS_RAWIO":       "do raw I/O on devices and kernel memory",
+}
+
 // securityOptKeys are the security option keys a sandbox may set.
 var securityOptKeys = []string{"apparmor", "label", "seccomp", "systempaths"}
+
+// allowingSeccompActions are the default actions that let every system call
+// a profile does not list through.
+var allowingSeccompActions = []string{"SCMP_ACT_ALLOW", "SCMP_ACT_LOG"}
 
 // privilegesModel is what the sandbox's processes may do.
 type privilegesModel struct {
@@ -62,6 +87,9 @@ type privilegesModel struct {
 	Runtime         types.String `tfsdk:"runtime"`
 	SecurityOpts    types.Set    `tfsdk:"security_opts"`
 	AllowUnconfined types.Bool   `tfsdk:"allow_unconfined"`
+	// AllowUnsafeCapabilities has no default, so that states written
+	// before it existed plan no change.
+	AllowUnsafeCapabilities types.Bool `tfsdk:"allow_unsafe_capabilities"`
 }
 
 // nullPrivileges knows nothing yet.
@@ -75,6 +103,8 @@ func nullPrivileges() privilegesModel {
 		Runtime:         types.StringNull(),
 		SecurityOpts:    types.SetNull(types.StringType),
 		AllowUnconfined: types.BoolNull(),
+
+		AllowUnsafeCapabilities: types.BoolNull(),
 	}
 }
 
@@ -94,8 +124,10 @@ func privilegeAttributes() map[string]schema.Attribute {
 		},
 		"cap_add": schema.SetAttribute{
 			MarkdownDescription: "Linux capabilities added to the sandbox, by name in upper case without the " +
-				"`CAP_` prefix (for example `NET_BIND_SERVICE`). `" + allCapabilities + "` is not accepted. Combine " +
-				"with `cap_drop = [\"" + allCapabilities + "\"]` to grant exactly these. Changing it forces replacement.",
+				"`CAP_` prefix (for example `NET_BIND_SERVICE`). `" + allCapabilities + "` is not accepted, and " +
+				"capabilities that break containment (`" + joinCode(slices.Sorted(maps.Keys(unsafeCapabilities))) +
+				"`) need `allow_unsafe_capabilities = true`. Combine with `cap_drop = [\"" + allCapabilities +
+				"\"]` to grant exactly these. Changing it forces replacement.",
 			ElementType:   types.StringType,
 			Optional:      true,
 			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
@@ -146,9 +178,10 @@ func privilegeAttributes() map[string]schema.Attribute {
 		"security_opts": schema.SetAttribute{
 			MarkdownDescription: "Security options, as `key=value` with key one of `" +
 				joinCode(securityOptKeys) + "`, for example a custom seccomp profile " +
-				"(`\"seccomp=${file(\"profile.json\")}\"`) or AppArmor profile. Values that switch " +
-				"confinement off (`seccomp=unconfined`, `apparmor=unconfined`, `systempaths=unconfined`, " +
-				"`label=disable`) are rejected unless `allow_unconfined = true`. Use `no_new_privileges` " +
+				"(`\"seccomp=${file(\"profile.json\")}\"`, parsed at plan time) or AppArmor profile. Values that " +
+				"switch confinement off (`seccomp=unconfined`, a seccomp profile whose `defaultAction` lets every " +
+				"unlisted system call through (`" + joinCode(allowingSeccompActions) + "`), `apparmor=unconfined`, " +
+				"`systempaths=unconfined`, `label=disable`) are rejected unless `allow_unconfined = true`. Use `no_new_privileges` " +
 				"rather than `" + noNewPrivileges + "` here. Changing it forces replacement.",
 			ElementType:   types.StringType,
 			Optional:      true,
@@ -157,6 +190,12 @@ func privilegeAttributes() map[string]schema.Attribute {
 				setvalidator.SizeAtLeast(1),
 				setvalidator.ValueStringsAre(securityOptValidator()),
 			},
+		},
+		"allow_unsafe_capabilities": schema.BoolAttribute{
+			MarkdownDescription: "Escape hatch: allow `cap_add` to grant capabilities that break containment, " +
+				"with which root in the sandbox can reach the host's kernel or other processes. Unset or `false` " +
+				"refuses them at plan time. It only unlocks validation, so changing it updates the state only.",
+			Optional: true,
 		},
 		"allow_unconfined": schema.BoolAttribute{
 			MarkdownDescription: "Escape hatch: allow `security_opts` values that switch confinement off. " +
@@ -187,18 +226,42 @@ func capabilityValidator(allowAll bool) validator.String {
 	})
 }
 
-// securityOptValidator accepts "key=value" with a key from securityOptKeys.
-// no-new-privileges has its own attribute and is refused here.
+// securityOptValidator accepts "key=value" with a key from securityOptKeys:
+// seccomp takes "unconfined" or a profile in JSON with a defaultAction, and
+// systempaths only "unconfined". no-new-privileges has its own attribute.
 func securityOptValidator() validator.String {
 	desc := fmt.Sprintf("must be key=value with key one of %s (%s has its own attribute)",
 		strings.Join(securityOptKeys, ", "), noNewPrivileges)
 	return validators.String(desc, func(s string) string {
 		key, value, ok := splitSecurityOpt(s)
-		if !ok || value == "" || !slices.Contains(securityOptKeys, key) {
+		switch {
+		case !ok || value == "" || !slices.Contains(securityOptKeys, key):
 			return desc
+		case key == "seccomp" && value != "unconfined":
+			if _, err := seccompDefaultAction(value); err != nil {
+				return "must give seccomp \"unconfined\" or a seccomp profile in JSON, as " +
+					"seccomp=${file(\"profile.json\")} gives (" + err.Error() + ")"
+			}
+		case key == "systempaths" && value != "unconfined":
+			return "must give systempaths only \"unconfined\""
 		}
 		return ""
 	})
+}
+
+// seccompDefaultAction parses a seccomp profile and returns its default
+// action.
+func seccompDefaultAction(profile string) (string, error) {
+	var p struct {
+		DefaultAction string `json:"defaultAction"`
+	}
+	if err := json.Unmarshal([]byte(profile), &p); err != nil {
+		return "", fmt.Errorf("not a JSON profile: %w", err)
+	}
+	if p.DefaultAction == "" {
+		return "", errors.New("the profile has no defaultAction")
+	}
+	return p.DefaultAction, nil
 }
 
 // splitSecurityOpt splits a security option at its first '=' or, in the
@@ -211,22 +274,30 @@ func splitSecurityOpt(s string) (key, value string, ok bool) {
 	return s[:i], s[i+1:], true
 }
 
-// unconfined reports whether a security option turns confinement off:
-// seccomp=unconfined, apparmor=unconfined, systempaths=unconfined or
-// label=disable (in either separator form).
-func unconfined(opt string) bool {
+// unconfined says how a security option turns confinement off, or ""
+// when it does not: seccomp=unconfined or an allow-by-default profile,
+// apparmor=unconfined, systempaths=unconfined, label=disable (in either
+// separator form).
+func unconfined(opt string) string {
 	key, value, ok := splitSecurityOpt(opt)
 	if !ok {
-		return false
+		return ""
 	}
-	switch key {
-	case "seccomp", "apparmor", "systempaths":
-		return value == "unconfined"
-	case "label":
-		return value == "disable" || value == "type:unconfined_t"
+	switch {
+	case value == "unconfined" && key != "label":
+		return fmt.Sprintf("%s=unconfined switches the %s confinement off", key, key)
+	case key == "label" && (value == "disable" || value == "type:unconfined_t"):
+		return fmt.Sprintf("label=%s switches SELinux labelling off", value)
+	case key == "seccomp":
+		if action, err := seccompDefaultAction(value); err == nil && slices.Contains(allowingSeccompActions, action) {
+			return fmt.Sprintf("the seccomp profile's defaultAction %s lets through every system call it "+
+				"does not list", action)
+		}
 	}
-	return false
+	return ""
 }
+
+func isUnconfined(opt string) bool { return unconfined(opt) != "" }
 
 // applyTo adds the privileges to spec.
 func (p privilegesModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) diag.Diagnostics {
@@ -269,13 +340,22 @@ func (p *privilegesModel) observe(h *engine.HostConfig) {
 }
 
 // importPrivileges sets, after observe, what import cannot observe: the
-// runtime unless it is the usual default, and the escape hatch exactly when
-// the container runs unconfined.
+// runtime unless it is the usual default, and each escape hatch exactly when
+// the container needs it.
 func (p *privilegesModel) importPrivileges(h *engine.HostConfig) {
 	if h.Runtime != "" && h.Runtime != defaultRuntime {
 		p.Runtime = types.StringValue(h.Runtime)
 	}
-	p.AllowUnconfined = types.BoolValue(slices.ContainsFunc(values.SetStrings(p.SecurityOpts), unconfined))
+	p.AllowUnconfined = types.BoolValue(slices.ContainsFunc(values.SetStrings(p.SecurityOpts), isUnconfined))
+	p.AllowUnsafeCapabilities = types.BoolNull()
+	if slices.ContainsFunc(values.SetStrings(p.CapAdd), isUnsafeCapability) {
+		p.AllowUnsafeCapabilities = types.BoolValue(true)
+	}
+}
+
+func isUnsafeCapability(c string) bool {
+	_, unsafe := unsafeCapabilities[c]
+	return unsafe
 }
 
 // capNames normalises the engine's capability names to the schema's form:
@@ -288,25 +368,32 @@ func capNames(caps []string) []string {
 	return out
 }
 
-// validate rejects a capability both added and dropped, and options that
-// switch confinement off without the escape hatch.
+// validate rejects a capability both added and dropped, capabilities that
+// break containment and options that switch confinement off, each without
+// its escape hatch.
 func (p privilegesModel) validate() diag.Diagnostics {
 	var diags diag.Diagnostics
 	dropped := values.SetStrings(p.CapDrop)
+	allowUnsafe := p.AllowUnsafeCapabilities.ValueBool() || p.AllowUnsafeCapabilities.IsUnknown()
 	for _, c := range values.SetStrings(p.CapAdd) {
 		if slices.Contains(dropped, c) {
 			diags.AddAttributeError(path.Root("cap_add"), "Capability both added and dropped", fmt.Sprintf(
 				"Attribute cap_add and cap_drop both name %s. Keep it in one of them.", c))
+		}
+		if what, unsafe := unsafeCapabilities[c]; unsafe && !allowUnsafe {
+			diags.AddAttributeError(path.Root("cap_add"), "Capability breaks containment", fmt.Sprintf(
+				"Attribute cap_add names %s, with which root in the sandbox can %s. Remove it, or, if the "+
+					"sandbox really needs it, also set allow_unsafe_capabilities = true.", c, what))
 		}
 	}
 	if p.AllowUnconfined.ValueBool() || p.AllowUnconfined.IsUnknown() {
 		return diags
 	}
 	for _, opt := range values.SetStrings(p.SecurityOpts) {
-		if unconfined(opt) {
+		if how := unconfined(opt); how != "" {
 			diags.AddAttributeError(path.Root("security_opts"), "Security option disables confinement",
-				fmt.Sprintf("%q switches off a confinement layer of the sandbox. If that is really "+
-					"intended, also set allow_unconfined = true.", opt))
+				fmt.Sprintf("Attribute security_opts: %s. Remove it, or, if that is really intended, also set "+
+					"allow_unconfined = true.", how))
 		}
 	}
 	return diags

@@ -3,6 +3,8 @@ package container_test
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,7 +107,49 @@ func TestAccContainer_unconfinedNeedsEscapeHatch(t *testing.T) {
 			ImportState:       true,
 			ImportStateVerify: true,
 		},
+		{
+			// An allow-by-default profile is unconfined in effect: with the
+			// escape hatch, root in a user namespace is one call away.
+			Config: acctest.Config(name, `
+  network_mode     = "none"
+  security_opts    = ["seccomp={\"defaultAction\":\"SCMP_ACT_ALLOW\"}"]
+  allow_unconfined = true
+`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+					out, err := acctest.ExecOK(ctx, t, id, "unshare", "-U", "-r", "id", "-u")
+					if err != nil || strings.TrimSpace(out) != "0" {
+						return fmt.Errorf("unshare -U -r under an allow-by-default profile gave %q (%s), want uid 0",
+							out, acctest.ErrText(err))
+					}
+					return nil
+				}),
+			},
+		},
+		{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateVerify: true,
+		},
 	})
+}
+
+// The engine's default seccomp profile keeps the sandbox out of new user
+// namespaces, which the allow-by-default profile above lets it into.
+func TestAccContainer_defaultSeccompBlocksUserNamespaces(t *testing.T) {
+	name := acctest.Name(t)
+	acctest.Test(t, []resource.TestStep{{
+		Config: acctest.Config(name, `  network_mode = "none"`),
+		ConfigStateChecks: []statecheck.StateCheck{
+			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+				res, err := acctest.Engine(t).Exec(ctx, id, "unshare", "-U", "-r", "id", "-u")
+				if err != nil || res.ExitCode == 0 {
+					return fmt.Errorf("unshare -U -r succeeded under the default profile: %+v %s", res, acctest.ErrText(err))
+				}
+				return nil
+			}),
+		},
+	}})
 }
 
 // Choosing a runtime runs the sandbox under it: with runsc, gVisor's kernel
@@ -140,4 +184,41 @@ func TestAccContainer_gVisorRuntime(t *testing.T) {
 		ImportState:       true,
 		ImportStateVerify: true,
 	}})
+}
+
+// A capability that breaks containment is granted only with its escape
+// hatch, and then really is; import reads the hatch back.
+func TestAccContainer_unsafeCapabilityNeedsEscapeHatch(t *testing.T) {
+	name := acctest.Name(t)
+	acctest.Test(t, []resource.TestStep{
+		{
+			Config: acctest.Config(name, `
+  network_mode              = "none"
+  cap_add                   = ["SYS_ADMIN"]
+  allow_unsafe_capabilities = true
+`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+					status, err := acctest.ExecOK(ctx, t, id, "cat", "/proc/self/status")
+					if err != nil {
+						return err
+					}
+					// CAP_SYS_ADMIN is bit 21.
+					m := regexp.MustCompile(`CapEff:\s+([0-9a-f]+)`).FindStringSubmatch(status)
+					if m == nil {
+						return fmt.Errorf("no CapEff in:\n%s", status)
+					}
+					if caps, err := strconv.ParseUint(m[1], 16, 64); err != nil || caps&(1<<21) == 0 {
+						return fmt.Errorf("SYS_ADMIN is not effective: CapEff %s", m[1])
+					}
+					return nil
+				}),
+			},
+		},
+		{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateVerify: true,
+		},
+	})
 }

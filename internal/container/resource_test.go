@@ -495,14 +495,14 @@ func TestAccContainer_invalidArgumentsRejectedAtPlan(t *testing.T) {
 	cases := []struct{ body, want string }{
 		{image + "\n  name = \"-leading-dash\"", `Attribute name must be at least two characters`},
 		{image + "\n  name = \"x\"", `Attribute name must be at least two characters`},
-		{`image = ""`, `image string length must be at least 1`},
+		{`image = ""`, `Attribute image must be an image reference`},
 		{named + "\n  labels = { \"tfsandbox.managed-by\" = \"me\" }", `labels.*value must be none of`},
 		{named + "\n  env = { \"A=B\" = \"c\" }", `env.*must be non-empty and contain no '='`},
 		{named + "\n  stop_timeout = -1", `stop_timeout value must be at least 0`},
 		{named + "\n  entrypoint = []", `entrypoint list must contain at least 1`},
 		{named + "\n  command = []", `command list must contain at least 1`},
-		{named + "\n  user = \"\"", `user string length must be at least 1`},
-		{named + "\n  working_dir = \"\"", `working_dir string length must be at least 1`},
+		{named + "\n  user = \"\"", `Attribute user must be a user name or ID`},
+		{named + "\n  working_dir = \"\"", `Attribute working_dir must be an absolute path`},
 	}
 	steps := make([]resource.TestStep, len(cases))
 	for i, c := range cases {

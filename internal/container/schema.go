@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"github.com/distribution/reference"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -23,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/validators"
 )
 
 // schemaVersion is the version of the current schema. Version 0 predated
@@ -41,7 +45,12 @@ var (
 	// namePattern is the engine's own rule for container names.
 	namePattern    = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]+$`)
 	envNamePattern = regexp.MustCompile(`^[^=]+$`)
+	// userPattern is a user, and optionally a group, by name or number.
+	userPattern = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*|[0-9]+)(:([A-Za-z_][A-Za-z0-9_.-]*|[0-9]+))?$`)
 )
+
+// maxID is the largest user or group ID (the kernel reserves 2^32-1).
+const maxID = 1<<32 - 2
 
 // resourceSchema is the whole schema: the core attributes here, and each
 // attribute group's from its own file.
@@ -91,7 +100,7 @@ func coreAttributes() map[string]schema.Attribute {
 				"Changing it forces replacement.",
 			Required:      true,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			Validators:    []validator.String{imageValidator()},
 		},
 		"entrypoint": schema.ListAttribute{
 			MarkdownDescription: "Entrypoint, overriding the image's. When both `entrypoint` and `command` are " +
@@ -133,18 +142,19 @@ func coreAttributes() map[string]schema.Attribute {
 			)},
 		},
 		"working_dir": schema.StringAttribute{
-			MarkdownDescription: "Working directory of the sandbox's processes, overriding the image's. " +
-				"Changing it forces replacement.",
+			MarkdownDescription: "Working directory of the sandbox's processes, an absolute path, overriding " +
+				"the image's. Changing it forces replacement.",
 			Optional:      true,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			Validators:    []validator.String{absoluteDirValidator()},
 		},
 		"user": schema.StringAttribute{
-			MarkdownDescription: "User (and optionally group) the sandbox runs as, as `name`, `uid` or " +
-				"`uid:gid`, overriding the image's. Changing it forces replacement.",
+			MarkdownDescription: fmt.Sprintf("User (and optionally group) the sandbox runs as, as `name`, "+
+				"`uid`, `name:group` or `uid:gid` (IDs up to %d), overriding the image's. Changing it forces "+
+				"replacement.", maxID),
 			Optional:      true,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			Validators:    []validator.String{userValidator()},
 		},
 		"init": schema.BoolAttribute{
 			MarkdownDescription: "Run the engine's init process (`docker-init`) as PID 1, so that the sandbox " +
@@ -191,3 +201,48 @@ func envNameValidator() validator.String {
 func joinCode(list []string) string {
 	return strings.Join(list, "`, `")
 }
+
+// imageValidator accepts what the engine takes as an image: a reference
+// such as busybox:1.36 or registry.example/team/image@sha256:..., or an
+// image ID.
+func imageValidator() validator.String {
+	const desc = "must be an image reference such as busybox:1.36 or registry.example/team/image@sha256:..., " +
+		"or an image ID"
+	return validators.String(desc, func(s string) string {
+		if _, err := reference.ParseAnyReference(s); err != nil {
+			return fmt.Sprintf("%s (%v)", desc, err)
+		}
+		return ""
+	})
+}
+
+// userValidator accepts a user, and optionally a group, by name or ID.
+func userValidator() validator.String {
+	desc := fmt.Sprintf("must be a user name or ID, optionally followed by :group or :gid, with IDs up to %d, "+
+		"such as 65534:65534 or nobody", maxID)
+	return validators.String(desc, func(s string) string {
+		if !userPattern.MatchString(s) {
+			return desc
+		}
+		for _, part := range strings.Split(s, ":") {
+			// The pattern makes a part a name or digits; digits are an ID.
+			if id, err := strconv.ParseUint(part, 10, 64); isDigit(part[0]) && (err != nil || id > maxID) {
+				return desc
+			}
+		}
+		return ""
+	})
+}
+
+// absoluteDirValidator accepts an absolute path, "/" included.
+func absoluteDirValidator() validator.String {
+	const desc = "must be an absolute path such as /workspace"
+	return validators.String(desc, func(s string) string {
+		if !path.IsAbs(s) {
+			return desc
+		}
+		return ""
+	})
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/validators"
 )
 
 // Default timeouts. Create includes pulling a missing image.
@@ -44,8 +46,14 @@ func timeoutAttributes(ctx context.Context) map[string]schema.Attribute {
 			shortDuration(defaultDeleteTimeout) + "`).",
 	})
 	if nested, ok := attribute.(schema.SingleNestedAttribute); ok {
-		nested.MarkdownDescription = "Time limits, as durations such as `\"30s\"` or `\"2m\"`. Changing them " +
-			"updates the state only."
+		nested.MarkdownDescription = "Time limits, as durations greater than zero such as `\"30s\"` or " +
+			"`\"2m\"`. Changing them updates the state only."
+		for name, a := range nested.Attributes {
+			if s, ok := a.(schema.StringAttribute); ok {
+				s.Validators = append(s.Validators, validators.PositiveDuration())
+				nested.Attributes[name] = s
+			}
+		}
 		attribute = nested
 	}
 	return map[string]schema.Attribute{"timeouts": attribute}

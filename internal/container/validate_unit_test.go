@@ -48,6 +48,18 @@ func TestValidateCombinations(t *testing.T) {
 		{"different capabilities added and dropped", func(m *resourceModel) {
 			m.CapAdd, m.CapDrop = values.StringSet([]string{"CHOWN"}), values.StringSet([]string{"ALL"})
 		}, "", path.Empty()},
+		{"capability that breaks containment", func(m *resourceModel) {
+			m.CapAdd = values.StringSet([]string{"SYS_ADMIN"})
+		}, "Capability breaks containment", path.Root("cap_add")},
+		{"capability that breaks containment, explicitly not allowed", func(m *resourceModel) {
+			m.CapAdd, m.AllowUnsafeCapabilities = values.StringSet([]string{"SYS_PTRACE"}), types.BoolValue(false)
+		}, "Capability breaks containment", path.Root("cap_add")},
+		{"capability that breaks containment, allowed", func(m *resourceModel) {
+			m.CapAdd, m.AllowUnsafeCapabilities = values.StringSet([]string{"SYS_ADMIN"}), types.BoolValue(true)
+		}, "", path.Empty()},
+		{"allow-by-default seccomp profile", func(m *resourceModel) {
+			m.SecurityOpts, m.AllowUnconfined = values.StringSet([]string{`seccomp={"defaultAction":"SCMP_ACT_ALLOW"}`}), types.BoolValue(false)
+		}, "Security option disables confinement", path.Root("security_opts")},
 		{"unconfined without the escape hatch", func(m *resourceModel) {
 			m.SecurityOpts, m.AllowUnconfined = values.StringSet([]string{"seccomp=unconfined"}), types.BoolValue(false)
 		}, "Security option disables confinement", path.Root("security_opts")},
@@ -109,7 +121,7 @@ func TestValidateCombinations(t *testing.T) {
 	}
 }
 
-func TestPrivilegeValidators(t *testing.T) {
+func TestAttributeValidators(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name  string
@@ -117,6 +129,26 @@ func TestPrivilegeValidators(t *testing.T) {
 		value string
 		ok    bool
 	}{
+		{"image by name", imageValidator(), "tfsandbox/busybox:latest", true},
+		{"image by digest", imageValidator(), "registry.example/team/img@sha256:" + sixtyFourHex, true},
+		{"image by ID", imageValidator(), "sha256:" + sixtyFourHex, true},
+		{"image that reads as a flag", imageValidator(), "--privileged", false},
+		{"image in upper case", imageValidator(), "Busybox", false},
+		{"user by name", userValidator(), "nobody", true},
+		{"user and group by ID", userValidator(), "65534:65534", true},
+		{"user and group by name", userValidator(), "app:staff", true},
+		{"largest ID", userValidator(), "4294967294", true},
+		{"ID out of range", userValidator(), "99999999999", false},
+		{"reserved ID", userValidator(), "4294967295", false},
+		{"shell in the user", userValidator(), "root;rm", false},
+		{"empty group", userValidator(), "root:", false},
+		{"absolute working directory", absoluteDirValidator(), "/workspace", true},
+		{"root working directory", absoluteDirValidator(), "/", true},
+		{"relative working directory", absoluteDirValidator(), "relative", false},
+		{"file outside kernel filesystems", outsideKernelFilesystems(), "/process/x", true},
+		{"file under /proc", outsideKernelFilesystems(), "/proc/sys/x", false},
+		{"file that is /dev", outsideKernelFilesystems(), "/dev", false},
+		{"file under /sys", outsideKernelFilesystems(), "/sys/fs/cgroup/x", false},
 		{"capability", capabilityValidator(false), "NET_RAW", true},
 		{"capability lower case", capabilityValidator(false), "net_raw", false},
 		{"capability with prefix", capabilityValidator(false), "CAP_NET_RAW", false},
@@ -129,6 +161,10 @@ func TestPrivilegeValidators(t *testing.T) {
 		{"no-new-privileges with value", securityOptValidator(), noNewPrivileges + "=true", false},
 		{"unknown key", securityOptValidator(), "foo=bar", false},
 		{"empty value", securityOptValidator(), "seccomp=", false},
+		{"seccomp profile not JSON", securityOptValidator(), "seccomp=profile.json", false},
+		{"seccomp profile without default action", securityOptValidator(), `seccomp={"syscalls":[]}`, false},
+		{"seccomp unconfined (checked with the escape hatch)", securityOptValidator(), "seccomp=unconfined", true},
+		{"systempaths other than unconfined", securityOptValidator(), "systempaths=/proc", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -144,22 +180,27 @@ func TestPrivilegeValidators(t *testing.T) {
 	}
 }
 
+const sixtyFourHex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
 func TestUnconfined(t *testing.T) {
 	t.Parallel()
 	for opt, want := range map[string]bool{
-		"seccomp=unconfined":      true,
-		"seccomp:unconfined":      true,
-		"apparmor=unconfined":     true,
-		"systempaths=unconfined":  true,
-		"label=disable":           true,
-		"label:disable":           true,
-		"label=type:unconfined_t": true,
-		"label=level:s0":          false,
-		"apparmor=docker-default": false,
-		`seccomp={"x":1}`:         false,
+		"seccomp=unconfined":                         true,
+		"seccomp:unconfined":                         true,
+		"apparmor=unconfined":                        true,
+		"systempaths=unconfined":                     true,
+		"label=disable":                              true,
+		"label:disable":                              true,
+		"label=type:unconfined_t":                    true,
+		"label=level:s0":                             false,
+		"apparmor=docker-default":                    false,
+		`seccomp={"x":1}`:                            false,
+		`seccomp={"defaultAction":"SCMP_ACT_ALLOW"}`: true,
+		`seccomp={"defaultAction":"SCMP_ACT_LOG","syscalls":[]}`:         true,
+		`seccomp={"defaultAction":"SCMP_ACT_ERRNO","defaultErrnoRet":1}`: false,
 	} {
-		if got := unconfined(opt); got != want {
-			t.Errorf("unconfined(%q) = %v, want %v", opt, got, want)
+		if got := isUnconfined(opt); got != want {
+			t.Errorf("unconfined(%q) = %q, want unconfined %v", opt, unconfined(opt), want)
 		}
 	}
 }

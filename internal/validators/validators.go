@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/netip"
 	"os"
 	"path"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
@@ -77,6 +79,30 @@ func LocalFile() validator.String {
 			return fmt.Sprintf("%s (%v)", desc, err)
 		}
 		_ = f.Close()
+		return ""
+	}}
+}
+
+// IPAddress accepts an IPv4 or IPv6 address written as such, without a zone:
+// no host name (nothing is resolved) and no surrounding space.
+func IPAddress() validator.String {
+	const desc = "must be an IP address such as 127.0.0.1 or ::1 (host names are not resolved)"
+	return funcValidator{description: desc, check: func(s string) string {
+		if addr, err := netip.ParseAddr(s); err != nil || addr.Zone() != "" {
+			return desc
+		}
+		return ""
+	}}
+}
+
+// PositiveDuration accepts a Go duration greater than zero, such as "30s"
+// or "2m".
+func PositiveDuration() validator.String {
+	const desc = "must be a duration greater than zero, such as \"30s\" or \"2m\""
+	return funcValidator{description: desc, check: func(s string) string {
+		if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+			return desc
+		}
 		return ""
 	}}
 }
