@@ -3,6 +3,7 @@ package acctest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -67,4 +68,16 @@ func NewStallingEngine(t *testing.T, stall func(*http.Request) bool) *StallingEn
 func IsContainerStart(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/start") &&
 		strings.Contains(r.URL.Path, "/containers/")
+}
+
+// IsContainerInspect matches the engine API's container inspect request,
+// which every refresh sends.
+func IsContainerInspect(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/json") &&
+		strings.Contains(r.URL.Path, "/containers/")
+}
+
+// ProviderBlock configures the provider to use this engine.
+func (s *StallingEngine) ProviderBlock() string {
+	return fmt.Sprintf("provider \"sandbox\" {\n  host = %q\n}\n", s.Host)
 }

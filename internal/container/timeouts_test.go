@@ -1,13 +1,17 @@
 package container_test
 
 import (
-	"fmt"
+	"net/http"
 	"regexp"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // A create cut off by its timeout after the engine created the container
@@ -17,11 +21,7 @@ func TestAccContainer_createTimeoutRemovesHalfCreatedSandbox(t *testing.T) {
 	name := acctest.Name(t)
 	proxy := acctest.NewStallingEngine(t, acctest.IsContainerStart)
 	acctest.Test(t, []resource.TestStep{{
-		Config: fmt.Sprintf(`
-provider "sandbox" {
-  host = %q
-}
-`, proxy.Host) + acctest.Config(name, `
+		Config: proxy.ProviderBlock() + acctest.Config(name, `
   network_mode = "none"
   timeouts     = { create = "3s" }
 `),
@@ -31,4 +31,42 @@ provider "sandbox" {
 		t.Fatal("the create never reached the start request, so no half-created sandbox was cleaned up")
 	}
 	acctest.ExpectNoContainers(t, name, "a create that timed out after the container was made")
+}
+
+// A refresh against an engine that stops answering fails within the
+// engine's call deadline, naming the endpoint, instead of hanging the plan;
+// once the engine answers again, the plan is empty.
+func TestAccContainer_frozenEngineFailsPlanInBoundedTime(t *testing.T) {
+	name := acctest.Name(t)
+	var frozen atomic.Bool
+	var frozeAt time.Time
+	proxy := acctest.NewStallingEngine(t, func(r *http.Request) bool {
+		return frozen.Load() && acctest.IsContainerInspect(r)
+	})
+	config := proxy.ProviderBlock() + acctest.Config(name, `  network_mode = "none"`)
+	acctest.Test(t, []resource.TestStep{
+		{Config: config},
+		{
+			PreConfig: func() {
+				frozen.Store(true)
+				frozeAt = time.Now()
+			},
+			Config:   config,
+			PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)Cannot read sandbox.*` + regexp.QuoteMeta(proxy.Host) +
+				`.*did\s+not\s+answer\s+the\s+request\s+to\s+inspect\s+a\s+container\s+within\s+30s`),
+		},
+		{
+			PreConfig: func() {
+				if took := time.Since(frozeAt); took > engine.QuickCallTimeout+15*time.Second {
+					t.Errorf("the plan against a frozen engine took %s, more than the %s deadline", took, engine.QuickCallTimeout)
+				}
+				frozen.Store(false)
+			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		},
+	})
 }

@@ -27,6 +27,7 @@ type Config struct {
 type Client struct {
 	api      *client.Client
 	endpoint string
+	health   health
 }
 
 // ResolveHost returns the endpoint the provider uses: host when it is set,
@@ -87,6 +88,8 @@ func (c *Client) Close() error { return c.api.Close() }
 
 // Ping checks that the engine answers and negotiates the API version.
 func (c *Client) Ping(ctx context.Context) error {
-	_, err := c.api.Ping(ctx)
-	return err
+	return c.within(ctx, "a ping", QuickCallTimeout, func(ctx context.Context) error {
+		_, err := c.api.Ping(ctx)
+		return err
+	})
 }

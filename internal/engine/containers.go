@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 )
@@ -67,11 +68,13 @@ func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (strin
 		User:         spec.User,
 		ExposedPorts: exposedPorts(spec.Ports),
 	}
-	resp, err := c.api.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, spec.Name)
-	if err != nil {
-		return "", err
-	}
-	return resp.ID, nil
+	var id string
+	err := c.within(ctx, "the request to create a container", SlowCallTimeout, func(ctx context.Context) error {
+		resp, err := c.api.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, spec.Name)
+		id = resp.ID
+		return err
+	})
+	return id, err
 }
 
 // hostConfig is the part of spec the engine applies on the host: network,
@@ -130,29 +133,44 @@ func ObservedUlimits(h *HostConfig) []Ulimit {
 // The engine cannot lift a memory or CPU limit this way (zero means "leave
 // as is" to it), so callers replace the container for that.
 func (c *Client) UpdateLimits(ctx context.Context, id string, l Limits) error {
-	_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: resources(l)})
-	return err
+	return c.within(ctx, "the request to update a container's limits", QuickCallTimeout, func(ctx context.Context) error {
+		_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: resources(l)})
+		return err
+	})
 }
 
 // InspectContainer returns the engine's data for a container, by ID or name.
 func (c *Client) InspectContainer(ctx context.Context, idOrName string) (Container, error) {
-	return c.api.ContainerInspect(ctx, idOrName)
+	var info Container
+	err := c.within(ctx, "the request to inspect a container", QuickCallTimeout, func(ctx context.Context) error {
+		var err error
+		info, err = c.api.ContainerInspect(ctx, idOrName)
+		return err
+	})
+	return info, err
 }
 
 // StartContainer starts a created or stopped container.
 func (c *Client) StartContainer(ctx context.Context, id string) error {
-	return c.api.ContainerStart(ctx, id, container.StartOptions{})
+	return c.within(ctx, "the request to start a container", SlowCallTimeout, func(ctx context.Context) error {
+		return c.api.ContainerStart(ctx, id, container.StartOptions{})
+	})
 }
 
 // UnpauseContainer resumes a paused container.
 func (c *Client) UnpauseContainer(ctx context.Context, id string) error {
-	return c.api.ContainerUnpause(ctx, id)
+	return c.within(ctx, "the request to unpause a container", QuickCallTimeout, func(ctx context.Context) error {
+		return c.api.ContainerUnpause(ctx, id)
+	})
 }
 
 // StopContainer sends the container's stop signal, waits up to graceSeconds
 // for it to exit, then kills it. A container that is gone counts as stopped.
 func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int) error {
-	err := c.api.ContainerStop(ctx, id, container.StopOptions{Timeout: &graceSeconds})
+	limit := time.Duration(graceSeconds)*time.Second + stopMargin
+	err := c.within(ctx, "the request to stop a container", limit, func(ctx context.Context) error {
+		return c.api.ContainerStop(ctx, id, container.StopOptions{Timeout: &graceSeconds})
+	})
 	if err != nil && !IsNotFound(err) {
 		return err
 	}
@@ -162,7 +180,9 @@ func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int)
 // RemoveContainer force-removes a container and its anonymous volumes. A
 // container that is already gone counts as removed.
 func (c *Client) RemoveContainer(ctx context.Context, id string) error {
-	err := c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	err := c.within(ctx, "the request to remove a container", SlowCallTimeout, func(ctx context.Context) error {
+		return c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	})
 	if err != nil && !IsNotFound(err) {
 		return err
 	}
@@ -171,7 +191,9 @@ func (c *Client) RemoveContainer(ctx context.Context, id string) error {
 
 // RenameContainer gives a container a new name.
 func (c *Client) RenameContainer(ctx context.Context, id, name string) error {
-	return c.api.ContainerRename(ctx, id, name)
+	return c.within(ctx, "the request to rename a container", QuickCallTimeout, func(ctx context.Context) error {
+		return c.api.ContainerRename(ctx, id, name)
+	})
 }
 
 // IsRunning reports whether the engine shows the container running and not

@@ -16,7 +16,8 @@ type ExecResult struct {
 
 // Exec runs a command in a running container, as the container's user, and
 // waits for it to end. A command that runs and exits non-zero is not an
-// error: see ExitCode.
+// error: see ExitCode. A command runs as long as it runs: its deadline is
+// the caller's.
 func (c *Client) Exec(ctx context.Context, id string, cmd ...string) (ExecResult, error) {
 	created, err := c.api.ContainerExecCreate(ctx, id, container.ExecOptions{
 		Cmd: cmd, AttachStdout: true, AttachStderr: true,

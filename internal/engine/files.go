@@ -42,5 +42,7 @@ func (c *Client) CopyFiles(ctx context.Context, id string, files []File) error {
 	if err := tw.Close(); err != nil {
 		return err
 	}
-	return c.api.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{})
+	return c.within(ctx, "the request to copy files into a container", SlowCallTimeout, func(ctx context.Context) error {
+		return c.api.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{})
+	})
 }

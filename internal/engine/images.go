@@ -29,7 +29,7 @@ func (e *ImageMissingError) Unwrap() error { return e.PullErr }
 // when it is missing, tries one pull. It returns the image's inspect data, or
 // an *ImageMissingError when the image is absent and the pull failed.
 func (c *Client) EnsureImage(ctx context.Context, ref string) (Image, error) {
-	img, err := c.api.ImageInspect(ctx, ref)
+	img, err := c.inspectImage(ctx, ref)
 	if err == nil {
 		return img, nil
 	}
@@ -39,15 +39,27 @@ func (c *Client) EnsureImage(ctx context.Context, ref string) (Image, error) {
 	if err := c.pull(ctx, ref); err != nil {
 		return Image{}, &ImageMissingError{Ref: ref, PullErr: err}
 	}
-	img, err = c.api.ImageInspect(ctx, ref)
+	img, err = c.inspectImage(ctx, ref)
 	if err != nil {
 		return Image{}, &ImageMissingError{Ref: ref, PullErr: err}
 	}
 	return img, nil
 }
 
+func (c *Client) inspectImage(ctx context.Context, ref string) (Image, error) {
+	var img Image
+	err := c.within(ctx, "the request to inspect an image", QuickCallTimeout, func(ctx context.Context) error {
+		var err error
+		img, err = c.api.ImageInspect(ctx, ref)
+		return err
+	})
+	return img, err
+}
+
 // pull pulls ref and reads the progress stream to its end, returning the
-// first error the engine reports in it.
+// first error the engine reports in it. It has no deadline of its own: a
+// pull takes as long as the image is large, within the caller's (the
+// create timeout).
 func (c *Client) pull(ctx context.Context, ref string) error {
 	rc, err := c.api.ImagePull(ctx, ref, image.PullOptions{})
 	if err != nil {
@@ -59,7 +71,7 @@ func (c *Client) pull(ctx context.Context, ref string) error {
 
 // InspectImage returns the engine's data for an image.
 func (c *Client) InspectImage(ctx context.Context, ref string) (Image, error) {
-	img, err := c.api.ImageInspect(ctx, ref)
+	img, err := c.inspectImage(ctx, ref)
 	if err != nil {
 		return Image{}, fmt.Errorf("inspecting image %q: %w", ref, err)
 	}

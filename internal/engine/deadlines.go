@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Every engine call has a deadline suited to it, within the caller's own
+// (a resource's create or delete timeout, or Terraform's cancellation).
+const (
+	// QuickCallTimeout bounds calls the engine answers at once when it is
+	// well: ping, inspect, list, update, rename, unpause.
+	QuickCallTimeout = 30 * time.Second
+	// SlowCallTimeout bounds calls that do real work: create, start, remove,
+	// copying files. A runtime such as gVisor can take seconds to start.
+	SlowCallTimeout = 2 * time.Minute
+	// stopMargin is added to a stop's grace period.
+	stopMargin = 30 * time.Second
+)
+
+// UnansweredError says that the engine did not answer a call within its
+// deadline: it is frozen, overloaded or out of reach.
+type UnansweredError struct {
+	Endpoint string
+	Call     string
+	After    time.Duration
+	// Earlier is set when this call was not sent because an earlier one
+	// went unanswered moments ago.
+	Earlier bool
+}
+
+func (e *UnansweredError) Error() string {
+	what := fmt.Sprintf("the Docker engine at %s did not answer %s within %s", e.Endpoint, e.Call, e.After)
+	if e.Earlier {
+		what = fmt.Sprintf("the Docker engine at %s did not answer an earlier call (%s) within %s, so this one "+
+			"was not sent", e.Endpoint, e.Call, e.After)
+	}
+	return what + ": it is frozen, overloaded or out of reach. Check it with `docker -H " + e.Endpoint +
+		" info`, restart it if it hangs, then run Terraform again"
+}
+
+// IsUnanswered reports whether err says the engine did not answer in time.
+func IsUnanswered(err error) bool {
+	var u *UnansweredError
+	return errors.As(err, &u)
+}
+
+// health remembers an unanswered call for as long as a call may take, so
+// that the calls after it fail at once instead of each waiting out its own
+// deadline: a frozen engine fails a plan of many sandboxes within one
+// deadline, not one per sandbox.
+type health struct {
+	mu          sync.Mutex
+	unanswered  *UnansweredError
+	failingTill time.Time
+}
+
+func (h *health) check() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.unanswered == nil || time.Now().After(h.failingTill) {
+		return nil
+	}
+	earlier := *h.unanswered
+	earlier.Earlier = true
+	return &earlier
+}
+
+func (h *health) record(err *UnansweredError) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.unanswered, h.failingTill = err, time.Now().Add(err.After)
+}
+
+// within runs call with its deadline. A call the engine does not answer in
+// time returns an *UnansweredError naming the endpoint, unless the caller's
+// own context ended first: then the caller's error stands.
+func (c *Client) within(ctx context.Context, call string, limit time.Duration, f func(context.Context) error) error {
+	if err := c.health.check(); err != nil {
+		return err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := f(callCtx)
+	if err != nil && ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		unanswered := &UnansweredError{Endpoint: c.endpoint, Call: call, After: limit}
+		c.health.record(unanswered)
+		return unanswered
+	}
+	return err
+}
