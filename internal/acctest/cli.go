@@ -2,14 +2,17 @@ package acctest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // CLI runs the real terraform CLI against the provider binary built from
@@ -123,6 +126,126 @@ func (c *CLI) Run(args ...string) string {
 		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out.String())
 	}
 	return out.String()
+}
+
+// Running is a terraform command started in the background.
+type Running struct {
+	Cmd *exec.Cmd
+	out *lockedBuffer
+	err chan error
+}
+
+// Start starts terraform with args without waiting for it.
+func (c *CLI) Start(args ...string) *Running {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, append(args, "-no-color", "-input=false")...)
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("starting terraform %s: %v", strings.Join(args, " "), err)
+	}
+	r := &Running{Cmd: cmd, out: out, err: make(chan error, 1)}
+	go func() { r.err <- cmd.Wait() }()
+	return r
+}
+
+// WaitFor waits until the output contains s, failing the test when the
+// command ends or timeout passes first.
+func (r *Running) WaitFor(t *testing.T, s string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(r.out.String(), s) {
+		select {
+		case err := <-r.err:
+			r.err <- err
+			t.Fatalf("terraform ended (%v) before printing %q:\n%s", err, s, r.out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("terraform did not print %q within %s:\n%s", s, timeout, r.out.String())
+		}
+	}
+}
+
+// Wait waits for the command to end and returns its error and output.
+func (r *Running) Wait(timeout time.Duration) (string, error) {
+	select {
+	case err := <-r.err:
+		return r.out.String(), err
+	case <-time.After(timeout):
+		_ = r.Cmd.Process.Kill()
+		return r.out.String(), fmt.Errorf("terraform did not end within %s", timeout)
+	}
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// ProviderProcesses lists the running processes of the provider binary the
+// CLI tests use.
+func ProviderProcesses() []int {
+	if built.dir == "" {
+		return nil
+	}
+	bin := filepath.Join(built.dir, "terraform-provider-sandbox")
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == bin {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// StateIDs returns the id of every resource in the working directory's
+// state, by address; none when there is no state.
+func (c *CLI) StateIDs() map[string]string {
+	c.t.Helper()
+	var shown struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	cmd := exec.Command(c.bin, "show", "-json", "-no-color")
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	out, err := cmd.Output()
+	if err == nil {
+		err = json.Unmarshal(out, &shown)
+	}
+	if err != nil {
+		c.t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	ids := map[string]string{}
+	for _, r := range shown.Values.RootModule.Resources {
+		id, _ := r.Values["id"].(string)
+		ids[r.Address] = id
+	}
+	return ids
 }
 
 // Flatten undoes the CLI's line wrapping of diagnostics.

@@ -49,18 +49,20 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 // nameConflictDiagnostic explains that a name is taken. The container that
 // holds it is only inspected, never adopted, stopped or removed.
 func (r *Resource) nameConflictDiagnostic(ctx context.Context, name string, err error) diag.Diagnostic {
-	holder := fmt.Sprintf("another container (%v)", err)
+	holder, id := fmt.Sprintf("another container (%v)", err), name
 	if c, inspectErr := r.client.InspectContainer(ctx, name); inspectErr == nil {
-		holder = fmt.Sprintf("container %s", shortID(c.ID))
+		holder, id = fmt.Sprintf("container %s", shortID(c.ID)), c.ID
 		if c.Config != nil && engine.ManagedBy(c.Config.Labels) {
-			holder += ", which this provider created but this resource does not track"
+			holder += ", which this provider created but this resource does not track (left, for example, by " +
+				"a terraform process that was killed before it could record it)"
 		}
 	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("name"), "Sandbox name already in use", fmt.Sprintf(
 		"The name %q is already used by %s on the Docker engine at %s.\n\n"+
 			"The provider never adopts, stops or removes a container it did not create for this resource. "+
-			"Choose another name, remove that container yourself, or bring it under Terraform with "+
-			"`terraform import`.", name, holder, r.client.Endpoint()))
+			"Choose another name, or remove that container:\n\n  docker -H %s rm -f %s\n\n"+
+			"or bring it under Terraform:\n\n  terraform import <address of this sandbox> %s",
+		name, holder, r.client.Endpoint(), r.client.Endpoint(), id, id))
 }
 
 // notRunningDiagnostic explains a sandbox that exited right after it was

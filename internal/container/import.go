@@ -90,7 +90,7 @@ func envMap(list []string) map[string]string {
 func userLabels(labels, imageLabels map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range labels {
-		if k == engine.LabelManagedBy || k == engine.LabelResourceType || k == labelSecretEnv {
+		if k == engine.LabelManagedBy || k == engine.LabelResourceType || k == engine.LabelCreateToken || k == labelSecretEnv {
 			continue
 		}
 		if iv, ok := imageLabels[k]; ok && iv == v {

@@ -26,14 +26,17 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		return append(diags, r.imageDiagnostic(spec.Image, err))
 	}
 
+	token := engine.NewCreateToken()
+	spec.Labels[engine.LabelCreateToken] = token
 	id, err := r.client.CreateContainer(ctx, spec)
 	if err != nil {
 		if engine.IsConflict(err) && spec.Name != "" {
+			// The engine made nothing: the name is someone else's.
 			return append(diags, r.nameConflictDiagnostic(ctx, spec.Name, err))
 		}
 		diags.AddError("Cannot create sandbox",
 			fmt.Sprintf("The Docker engine at %s refused to create the container: %v", r.client.Endpoint(), err))
-		return diags
+		return append(diags, r.undoCreate(ctx, m, token)...)
 	}
 
 	if len(files) > 0 {
@@ -41,7 +44,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 			diags.AddAttributeError(path.Root("files"), "Cannot write files into sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but refused its files: %v",
 				r.client.Endpoint(), shortID(id), err))
-			return append(diags, r.removeAfterFailure(ctx, id)...)
+			return append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
 	if m.Running.ValueBool() {
@@ -49,27 +52,15 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 			diags.AddError("Cannot start sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but could not start it: %v",
 				r.client.Endpoint(), shortID(id), err))
-			return append(diags, r.removeAfterFailure(ctx, id)...)
+			return append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
 	c, observeDiags := r.observe(ctx, id, *m)
 	diags.Append(observeDiags...)
 	if diags.HasError() {
-		return append(diags, r.removeAfterFailure(ctx, id)...)
+		return append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	m.setObserved(ctx, c)
-	return diags
-}
-
-// removeAfterFailure removes a container whose creation failed, even when
-// the request was cancelled or timed out, so that nothing leaks.
-func (r *Resource) removeAfterFailure(ctx context.Context, id string) diag.Diagnostics {
-	var diags diag.Diagnostics
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	if err := r.client.RemoveContainer(ctx, id); err != nil {
-		diags.Append(r.removeFailed("Cannot remove failed sandbox", id, err))
-	}
 	return diags
 }
 
@@ -95,7 +86,10 @@ func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (
 // exists. When the state asks for isolation, network_mode records what the
 // engine really shows, so weaker isolation plans a replacement.
 func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
+	found, diags := r.resolvePending(ctx, m)
+	if !found || diags.HasError() {
+		return false, diags
+	}
 	c, err := r.client.InspectContainer(ctx, m.ID.ValueString())
 	if engine.IsNotFound(err) {
 		return false, diags
@@ -169,6 +163,12 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 // A container that is already gone counts as removed.
 func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
+	if token, pending := pendingToken(m.ID); pending {
+		if err := r.removeByToken(ctx, token); err != nil {
+			diags.Append(r.removeFailed("Cannot remove sandbox", m.ID.ValueString(), err))
+		}
+		return diags
+	}
 	id := m.ID.ValueString()
 	if err := r.client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
 		diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+

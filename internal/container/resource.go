@@ -80,15 +80,23 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	defer cancel()
 
 	resp.Diagnostics.Append(r.create(ctx, &plan, secretEnv)...)
+	_, pending := pendingToken(plan.ID)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		undone := "Anything half-created was removed."
+		if pending {
+			undone = "What it half-created could not be removed yet (see the other error)."
+		}
 		resp.Diagnostics.AddError("Sandbox creation timed out", fmt.Sprintf(
 			"Creating the sandbox on the Docker engine at %s took longer than its create timeout (%s), pulling "+
-				"the image included. Anything half-created was removed. Raise timeouts.create, or make the image "+
-				"available on the engine beforehand.", r.client.Endpoint(), timeout))
+				"the image included. %s Raise timeouts.create, or make the image available on the engine "+
+				"beforehand.", r.client.Endpoint(), timeout, undone))
 	}
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() && !pending {
 		return
 	}
+	// A pending sandbox is recorded along with the error: Terraform taints
+	// it, and the next apply replaces what the cut-off create left.
+	plan.settleUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 

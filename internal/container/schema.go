@@ -131,14 +131,15 @@ func coreAttributes() map[string]schema.Attribute {
 		},
 		"labels": schema.MapAttribute{
 			MarkdownDescription: "Labels added to the container. The provider also stamps its own labels " +
-				"(`" + engine.LabelManagedBy + "`, `" + engine.LabelResourceType + "` and, with `env_wo`, `" +
-				labelSecretEnv + "`), which cannot be set here. Changing it forces replacement.",
+				"(`" + engine.LabelManagedBy + "`, `" + engine.LabelResourceType + "`, `" + engine.LabelCreateToken +
+				"` and, with `env_wo`, `" + labelSecretEnv + "`), which cannot be set here. Changing it forces " +
+				"replacement.",
 			ElementType:   types.StringType,
 			Optional:      true,
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			Validators: []validator.Map{mapvalidator.KeysAre(
 				stringvalidator.LengthAtLeast(1),
-				stringvalidator.NoneOf(engine.LabelManagedBy, engine.LabelResourceType, labelSecretEnv),
+				stringvalidator.NoneOf(engine.LabelManagedBy, engine.LabelResourceType, engine.LabelCreateToken, labelSecretEnv),
 			)},
 		},
 		"working_dir": schema.StringAttribute{

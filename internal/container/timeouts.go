@@ -19,7 +19,7 @@ const (
 	defaultDeleteTimeout = 5 * time.Minute
 	// cleanupTimeout bounds the removal of a container whose creation
 	// failed half-way; it runs even when the request was cancelled.
-	cleanupTimeout = 30 * time.Second
+	cleanupTimeout = 10 * time.Second
 )
 
 // timeoutsModel bounds create and delete.

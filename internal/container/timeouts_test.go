@@ -1,9 +1,7 @@
 package container_test
 
 import (
-	"net/http"
 	"regexp"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +17,8 @@ import (
 // container and says so.
 func TestAccContainer_createTimeoutRemovesHalfCreatedSandbox(t *testing.T) {
 	name := acctest.Name(t)
-	proxy := acctest.NewStallingEngine(t, acctest.IsContainerStart)
+	proxy := acctest.NewFaultyEngine(t)
+	proxy.SetRule(acctest.On(acctest.IsContainerStart, acctest.Stall))
 	acctest.Test(t, []resource.TestStep{{
 		Config: proxy.ProviderBlock() + acctest.Config(name, `
   network_mode = "none"
@@ -27,7 +26,7 @@ func TestAccContainer_createTimeoutRemovesHalfCreatedSandbox(t *testing.T) {
 `),
 		ExpectError: regexp.MustCompile(`(?s)Sandbox creation timed out.*timeouts.create`),
 	}})
-	if proxy.Stalled.Load() == 0 {
+	if proxy.Count(acctest.Stall) == 0 {
 		t.Fatal("the create never reached the start request, so no half-created sandbox was cleaned up")
 	}
 	acctest.ExpectNoContainers(t, name, "a create that timed out after the container was made")
@@ -38,17 +37,14 @@ func TestAccContainer_createTimeoutRemovesHalfCreatedSandbox(t *testing.T) {
 // once the engine answers again, the plan is empty.
 func TestAccContainer_frozenEngineFailsPlanInBoundedTime(t *testing.T) {
 	name := acctest.Name(t)
-	var frozen atomic.Bool
 	var frozeAt time.Time
-	proxy := acctest.NewStallingEngine(t, func(r *http.Request) bool {
-		return frozen.Load() && acctest.IsContainerInspect(r)
-	})
+	proxy := acctest.NewFaultyEngine(t)
 	config := proxy.ProviderBlock() + acctest.Config(name, `  network_mode = "none"`)
 	acctest.Test(t, []resource.TestStep{
 		{Config: config},
 		{
 			PreConfig: func() {
-				frozen.Store(true)
+				proxy.SetRule(acctest.On(acctest.IsContainerInspect, acctest.Stall))
 				frozeAt = time.Now()
 			},
 			Config:   config,
@@ -61,7 +57,7 @@ func TestAccContainer_frozenEngineFailsPlanInBoundedTime(t *testing.T) {
 				if took := time.Since(frozeAt); took > engine.QuickCallTimeout+15*time.Second {
 					t.Errorf("the plan against a frozen engine took %s, more than the %s deadline", took, engine.QuickCallTimeout)
 				}
-				frozen.Store(false)
+				proxy.SetRule(acctest.On(acctest.IsContainerInspect, acctest.Forward))
 			},
 			Config: config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{

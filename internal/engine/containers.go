@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 )
 
 // Container is the engine's data about a container; ContainerConfig is its
@@ -137,6 +138,22 @@ func (c *Client) UpdateLimits(ctx context.Context, id string, l Limits) error {
 		_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: resources(l)})
 		return err
 	})
+}
+
+// ContainersLabelled returns the IDs of the containers, running or not,
+// that carry the label key=value.
+func (c *Client) ContainersLabelled(ctx context.Context, key, value string) ([]string, error) {
+	var ids []string
+	err := c.within(ctx, "the request to list containers", QuickCallTimeout, func(ctx context.Context) error {
+		list, err := c.api.ContainerList(ctx, container.ListOptions{
+			All: true, Filters: filters.NewArgs(filters.Arg("label", key+"="+value)),
+		})
+		for _, s := range list {
+			ids = append(ids, s.ID)
+		}
+		return err
+	})
+	return ids, err
 }
 
 // InspectContainer returns the engine's data for a container, by ID or name.

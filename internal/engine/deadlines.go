@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,13 @@ const (
 	// stopMargin is added to a stop's grace period.
 	stopMargin = 30 * time.Second
 )
+
+// inFlight counts the engine calls under way in this process.
+var inFlight atomic.Int64
+
+// Busy reports whether any engine call is under way in this process, for
+// example the removal of what a cancelled create left.
+func Busy() bool { return inFlight.Load() > 0 }
 
 // UnansweredError says that the engine did not answer a call within its
 // deadline: it is frozen, overloaded or out of reach.
@@ -82,6 +90,8 @@ func (c *Client) within(ctx context.Context, call string, limit time.Duration, f
 	if err := c.health.check(); err != nil {
 		return err
 	}
+	inFlight.Add(1)
+	defer inFlight.Add(-1)
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	err := f(callCtx)

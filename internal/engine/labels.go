@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
+
 // Labels the provider stamps on every container it creates. They are its
 // only proof of ownership: the provider never adopts or removes a container
 // that does not carry them.
@@ -7,7 +12,18 @@ const (
 	LabelManagedBy    = "tfsandbox.managed-by"
 	LabelResourceType = "tfsandbox.resource-type"
 	ManagedByValue    = "terraform-provider-sandbox"
+	// LabelCreateToken carries a token unique to one create request, so
+	// that a container the engine made for a request that was cut off (by
+	// Ctrl-C, a timeout or a crash) can be found, and only that one.
+	LabelCreateToken = "tfsandbox.create-token"
 )
+
+// NewCreateToken returns a fresh value for LabelCreateToken.
+func NewCreateToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
 
 // OwnershipLabels are the labels that mark a container as made by this
 // provider for the given resource type, such as "sandbox_container".
