@@ -1,12 +1,14 @@
 package container
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
@@ -100,4 +102,20 @@ func (n *networkModel) importNetwork(c engine.Container) {
 		n.NetworkMode = types.StringValue(isolation.NoneMode)
 	}
 	n.observeNetworks(c)
+}
+
+// planNetworks makes networks unknown in a plan that starts or stops an
+// existing sandbox: the engine can report other networks once it runs (a
+// sandbox stopped by an engine crash shows none until it starts), and a
+// value kept from the state would then be an inconsistent result.
+func planNetworks(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var planned, prior types.Bool
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("running"), &planned)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("running"), &prior)...)
+	if !resp.Diagnostics.HasError() && !planned.Equal(prior) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("networks"), types.SetUnknown(types.StringType))...)
+	}
 }

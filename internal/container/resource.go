@@ -200,11 +200,13 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 }
 
 // ModifyPlan records each file's digest, so that a plan shows a file whose
-// content changed, and replaces the sandbox when its files change.
+// content changed, and replaces the sandbox when its files change; and
+// leaves networks to be observed when the sandbox is started or stopped.
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	planNetworks(ctx, req, resp)
 	var files filesModel
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("files"), &files.Files)...)
 	if resp.Diagnostics.HasError() {
