@@ -22,13 +22,18 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	if diags.HasError() {
 		return diags
 	}
-	if _, err := r.client.EnsureImage(ctx, spec.Image); err != nil {
-		return append(diags, r.imageDiagnostic(spec.Image, err))
-	}
-
 	token := engine.NewCreateToken()
 	spec.Labels[engine.LabelCreateToken] = token
 	id, err := r.client.CreateContainer(ctx, spec)
+	if engine.IsNotFound(err) {
+		// The image is missing (the only thing a create can miss here):
+		// pull it once, then create again. Asking first would cost every
+		// sandbox a call.
+		if _, err := r.client.EnsureImage(ctx, spec.Image); err != nil {
+			return append(diags, r.imageDiagnostic(spec.Image, err))
+		}
+		id, err = r.client.CreateContainer(ctx, spec)
+	}
 	if err != nil {
 		if engine.IsConflict(err) && spec.Name != "" {
 			// The engine made nothing: the name is someone else's.
@@ -159,8 +164,9 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	return diags
 }
 
-// remove stops the container with its grace period, then force-removes it.
-// A container that is already gone counts as removed.
+// remove stops the container with its grace period, then force-removes it;
+// a sandbox that runs only the keep-alive is force-removed at once. A
+// container that is already gone counts as removed.
 func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if token, pending := pendingToken(m.ID); pending {
@@ -170,6 +176,13 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 		return diags
 	}
 	id := m.ID.ValueString()
+	if m.runsKeepAlive() {
+		// Nothing runs that could shut down gracefully.
+		if err := r.client.RemoveContainer(ctx, id); err != nil {
+			diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
+		}
+		return diags
+	}
 	if err := r.client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
 		diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+
 			"failed: %v", shortID(id), r.client.Endpoint(), err))

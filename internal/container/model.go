@@ -74,7 +74,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	}
 	diags.Append(m.Entrypoint.ElementsAs(ctx, &spec.Entrypoint, false)...)
 	diags.Append(m.Command.ElementsAs(ctx, &spec.Command, false)...)
-	if len(spec.Entrypoint) == 0 && len(spec.Command) == 0 {
+	if m.runsKeepAlive() {
 		spec.Entrypoint = slices.Clone(keepAlive)
 	}
 
@@ -94,6 +94,12 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
 	diags.Append(m.portsModel.applyTo(ctx, &spec)...)
 	return spec, diags
+}
+
+// runsKeepAlive reports whether the sandbox runs only the keep-alive: no
+// entrypoint and no command configured.
+func (m resourceModel) runsKeepAlive() bool {
+	return m.Entrypoint.IsNull() && m.Command.IsNull()
 }
 
 // envList renders environment variables as the engine takes them, sorted by

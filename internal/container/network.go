@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
@@ -105,17 +106,13 @@ func (n *networkModel) importNetwork(c engine.Container) {
 }
 
 // planNetworks makes networks unknown in a plan that starts or stops an
-// existing sandbox: the engine can report other networks once it runs (a
-// sandbox stopped by an engine crash shows none until it starts), and a
-// value kept from the state would then be an inconsistent result.
-func planNetworks(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+// existing sandbox (state is nil for a new one): the engine can report other
+// networks once it runs (a sandbox stopped by an engine crash shows none
+// until it starts), and a value kept from the state would then be an
+// inconsistent result.
+func planNetworks(ctx context.Context, plan, state map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
+	if state == nil || plan["running"].Equal(state["running"]) {
 		return
 	}
-	var planned, prior types.Bool
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("running"), &planned)...)
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("running"), &prior)...)
-	if !resp.Diagnostics.HasError() && !planned.Equal(prior) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("networks"), types.SetUnknown(types.StringType))...)
-	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("networks"), types.SetUnknown(types.StringType))...)
 }

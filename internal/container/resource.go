@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -202,11 +203,28 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 // ModifyPlan records each file's digest, so that a plan shows a file whose
 // content changed, and replaces the sandbox when its files change; and
 // leaves networks to be observed when the sandbox is started or stopped.
+// It reads the raw values where it can: each attribute path the framework
+// resolves walks the whole schema, which a plan pays once per sandbox
+// (bench/RESULTS.md).
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	planNetworks(ctx, req, resp)
+	var plan, state map[string]tftypes.Value
+	if err := req.Plan.Raw.As(&plan); err != nil {
+		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		if err := req.State.Raw.As(&state); err != nil {
+			resp.Diagnostics.AddError("Cannot read the state", err.Error())
+			return
+		}
+	}
+	planNetworks(ctx, plan, state, resp)
+	if plan["files"].IsNull() && (state == nil || state["files"].IsNull()) {
+		return
+	}
 	var files filesModel
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("files"), &files.Files)...)
 	if resp.Diagnostics.HasError() {
@@ -217,7 +235,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files"), planned)...)
-	if req.State.Raw.IsNull() {
+	if state == nil {
 		return
 	}
 	var prior types.Map

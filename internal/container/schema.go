@@ -177,8 +177,9 @@ func coreAttributes() map[string]schema.Attribute {
 		},
 		"stop_timeout": schema.Int64Attribute{
 			MarkdownDescription: "Seconds the provider waits for the sandbox to exit after SIGTERM before it " +
-				"kills it, when it stops (`running = false`) or destroys it. Defaults to `" +
-				fmt.Sprint(defaultStopTimeout) + "`. Changing it updates the state only.",
+				"kills it, when it stops (`running = false`) or destroys it. A sandbox that runs only the " +
+				"keep-alive (no `entrypoint` or `command`) has nothing to shut down and is removed at once on " +
+				"destroy. Defaults to `" + fmt.Sprint(defaultStopTimeout) + "`. Changing it updates the state only.",
 			Optional:   true,
 			Computed:   true,
 			Default:    int64default.StaticInt64(defaultStopTimeout),
