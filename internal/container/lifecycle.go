@@ -12,9 +12,10 @@ import (
 
 // The engine work behind Create, Read, Update and Delete, in that order.
 
-// create makes the image available, creates the container with its network
-// mode, privileges and limits, writes its files, starts it and checks what
-// the engine then shows. A container left behind by a failure is removed.
+// create creates the container with its network mode, privileges and
+// limits (pulling a missing image once), writes its files, starts it and
+// checks what the engine then shows. Whatever a failure leaves is removed by
+// the create's token, or recorded as pending (pending.go).
 func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string) diag.Diagnostics {
 	spec, diags := m.spec(ctx, secretEnv)
 	files, fileDiags := m.engineFiles(ctx)
