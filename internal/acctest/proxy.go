@@ -160,3 +160,8 @@ func IsContainerInspect(r *http.Request) bool {
 	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/json") &&
 		strings.Contains(r.URL.Path, "/containers/") && !strings.HasSuffix(r.URL.Path, "/containers/json")
 }
+
+// IsContainerRemove matches the engine API's container remove request.
+func IsContainerRemove(r *http.Request) bool {
+	return r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/containers/")
+}

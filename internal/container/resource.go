@@ -150,12 +150,18 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp.Diagnostics.Append(r.remove(ctx, state)...)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	diags = r.remove(ctx, state)
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		resp.Diagnostics.Append(diags...)
+	} else {
+		target := state.ID.ValueString()
+		if token, pending := pendingToken(state.ID); pending {
+			target = fmt.Sprintf("$(docker -H %s ps -aq --filter label=%s=%s)",
+				r.client.Endpoint(), engine.LabelCreateToken, token)
+		}
 		resp.Diagnostics.AddError("Sandbox deletion timed out", fmt.Sprintf(
 			"Destroying the sandbox took longer than its delete timeout (%s). Raise timeouts.delete, "+
-				"or remove the container by hand: docker -H %s rm -f %s",
-			timeout, r.client.Endpoint(), state.ID.ValueString()))
+				"or remove the container by hand: docker -H %s rm -f %s", timeout, r.client.Endpoint(), target))
 	}
 }
 

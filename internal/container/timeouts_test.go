@@ -66,3 +66,38 @@ func TestAccContainer_frozenEngineFailsPlanInBoundedTime(t *testing.T) {
 		},
 	})
 }
+
+// A destroy that the engine does not answer ends with the delete timeout,
+// within a few seconds of it, and says how to remove the sandbox by hand;
+// the next destroy, with the engine answering, removes it.
+func TestAccContainer_deleteTimeoutHolds(t *testing.T) {
+	name := acctest.Name(t)
+	proxy := acctest.NewFaultyEngine(t)
+	config := proxy.ProviderBlock() + acctest.Config(name, `
+  network_mode = "none"
+  timeouts     = { delete = "3s" }
+`)
+	var stalledAt time.Time
+	acctest.Test(t, []resource.TestStep{
+		{Config: config},
+		{
+			PreConfig: func() {
+				proxy.SetRule(acctest.On(acctest.IsContainerRemove, acctest.Stall))
+				stalledAt = time.Now()
+			},
+			Config:      config,
+			Destroy:     true,
+			ExpectError: regexp.MustCompile(`(?s)Sandbox deletion timed out.*delete\s+timeout\s+\(3s\).*rm\s+-f`),
+		},
+		{
+			PreConfig: func() {
+				// The refresh, plan and CLI start-up come on top of the 3 s.
+				if took := time.Since(stalledAt); took > 20*time.Second {
+					t.Errorf("the destroy with a 3 s delete timeout took %s", took)
+				}
+				proxy.SetRule(acctest.On(acctest.IsContainerRemove, acctest.Forward))
+			},
+			Config: config,
+		},
+	})
+}
