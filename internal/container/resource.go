@@ -4,7 +4,8 @@
 // attributes), one file per attribute group holding that group's schema,
 // model, engine spec, observation and validation (network.go,
 // privileges.go, limits.go, ports.go, files.go, secrets.go, timeouts.go),
-// import.go, upgrade.go and diagnostics.go.
+// pending.go (creates that were cut off), import.go, upgrade.go and
+// diagnostics.go.
 package container
 
 import (
