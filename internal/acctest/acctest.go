@@ -104,6 +104,19 @@ resource "sandbox_container" "test" {
 `, name, TestImage, extra)
 }
 
+// CountConfig renders count isolated sandbox_container "test" instances
+// named name-0, name-1, ...
+func CountConfig(name string, count int) string {
+	return fmt.Sprintf(`
+resource "sandbox_container" "test" {
+  count        = %d
+  name         = "%s-${count.index}"
+  image        = %q
+  network_mode = "none"
+}
+`, count, name, TestImage)
+}
+
 // Main runs a test package's tests, or its sweepers with -sweep, and then
 // removes what the kit built for the run (the provider binary).
 func Main(m *testing.M) {

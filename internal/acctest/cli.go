@@ -248,6 +248,38 @@ func (c *CLI) StateIDs() map[string]string {
 	return ids
 }
 
+// ExpectOnlyStateContainers fails the test when a container named prefix*
+// is not in the working directory's state, and returns the IDs of those
+// that are.
+func (c *CLI) ExpectOnlyStateContainers(prefix string) []string {
+	c.t.Helper()
+	inState := map[string]bool{}
+	for _, id := range c.StateIDs() {
+		inState[id] = true
+	}
+	var ids []string
+	for _, ctr := range ContainersNamed(c.t, prefix) {
+		if !inState[ctr.ID] {
+			c.t.Fatalf("container %s (%v) is on the engine but not in the state", ctr.ID, ctr.Names)
+		}
+		ids = append(ids, ctr.ID)
+	}
+	return ids
+}
+
+// WaitForProviderExit waits for every provider process of the CLI tests to
+// end, failing when one outlives terraform by more than timeout.
+func WaitForProviderExit(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for len(ProviderProcesses()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the provider (pids %v) outlived terraform by more than %s", ProviderProcesses(), timeout)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
 // Flatten undoes the CLI's line wrapping of diagnostics.
 func Flatten(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -109,14 +109,7 @@ func TestAccContainer_cliInterruptedApplyConverges(t *testing.T) {
 			proxy := acctest.NewFaultyEngine(t)
 			// Slow starts keep every create under way when the signal lands.
 			proxy.SetRule(acctest.On(acctest.IsContainerStart, acctest.Slow))
-			tf := acctest.NewCLI(t, proxy.ProviderBlock()+fmt.Sprintf(`
-resource "sandbox_container" "test" {
-  count        = %d
-  name         = "%s-${count.index}"
-  image        = %q
-  network_mode = "none"
-}
-`, count, name, acctest.TestImage))
+			tf := acctest.NewCLI(t, proxy.ProviderBlock()+acctest.CountConfig(name, count))
 			t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 
 			apply := tf.Start("apply", "-auto-approve")
@@ -128,11 +121,11 @@ resource "sandbox_container" "test" {
 			if out, err := apply.Wait(2 * time.Minute); err == nil {
 				t.Fatalf("the interrupted apply succeeded:\n%s", out)
 			}
-			waitForProviderExit(t)
-			expectOnlyStateContainers(t, tf, name)
+			acctest.WaitForProviderExit(t, 2*time.Minute)
+			tf.ExpectOnlyStateContainers(name)
 
 			tf.Run("apply", "-auto-approve")
-			ids := expectOnlyStateContainers(t, tf, name)
+			ids := tf.ExpectOnlyStateContainers(name)
 			if len(ids) != count {
 				t.Fatalf("%d sandboxes after the second apply, want %d", len(ids), count)
 			}
@@ -143,35 +136,4 @@ resource "sandbox_container" "test" {
 			}
 		})
 	}
-}
-
-// waitForProviderExit waits for every provider process of the CLI tests to
-// end, failing when one outlives terraform.
-func waitForProviderExit(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for len(acctest.ProviderProcesses()) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the provider (pids %v) outlived terraform by more than 2 minutes", acctest.ProviderProcesses())
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
-// expectOnlyStateContainers fails when a container named prefix* is not in
-// the state, and returns the IDs of those that are.
-func expectOnlyStateContainers(t *testing.T, tf *acctest.CLI, prefix string) []string {
-	t.Helper()
-	inState := map[string]bool{}
-	for _, id := range tf.StateIDs() {
-		inState[id] = true
-	}
-	var ids []string
-	for _, c := range acctest.ContainersNamed(t, prefix) {
-		if !inState[c.ID] {
-			t.Fatalf("container %s (%v) is on the engine but not in the state", c.ID, c.Names)
-		}
-		ids = append(ids, c.ID)
-	}
-	return ids
 }

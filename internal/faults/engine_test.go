@@ -1,7 +1,6 @@
 package faults_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,14 +69,7 @@ func TestEngineKilledDuringApplyConverges(t *testing.T) {
 func killDuringApply(t *testing.T, killAfter string) {
 	const count = 8
 	name := acctest.Name(t)
-	tf := acctest.NewCLI(t, fmt.Sprintf(`
-resource "sandbox_container" "test" {
-  count        = %d
-  name         = "%s-${count.index}"
-  image        = %q
-  network_mode = "none"
-}
-`, count, name, acctest.TestImage))
+	tf := acctest.NewCLI(t, acctest.CountConfig(name, count))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 
 	apply := tf.Start("apply", "-auto-approve")
@@ -89,21 +81,14 @@ resource "sandbox_container" "test" {
 	restartEngine(t)
 
 	tf.Run("apply", "-auto-approve")
-	inState := map[string]bool{}
-	for _, id := range tf.StateIDs() {
-		inState[id] = true
+	ids := tf.ExpectOnlyStateContainers(name)
+	if len(ids) != count {
+		t.Fatalf("%d sandboxes after the second apply, want %d", len(ids), count)
 	}
-	list := acctest.ContainersNamed(t, name)
-	if len(list) != count || len(inState) != count {
-		t.Fatalf("%d containers named %s* and %d sandboxes in the state, want %d of each", len(list), name, len(inState), count)
-	}
-	for _, c := range list {
-		if !inState[c.ID] {
-			t.Errorf("container %s (%v) is not in the state", c.ID, c.Names)
-		}
-		info := acctest.Inspect(t, c.ID)
+	for _, id := range ids {
+		info := acctest.Inspect(t, id)
 		if v := isolation.Assess(info); !v.Isolated || !info.State.Running {
-			t.Errorf("sandbox %v: isolated %v (%s), status %s", c.Names, v.Isolated, v.Reason, info.State.Status)
+			t.Errorf("sandbox %s: isolated %v (%s), status %s", info.Name, v.Isolated, v.Reason, info.State.Status)
 		}
 	}
 	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
