@@ -11,6 +11,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -35,7 +36,7 @@ func Name(t *testing.T) string {
 	}
 	name := namePrefix + short + "-" + RandString(6)
 	t.Cleanup(func() {
-		if t.Skipped() || os.Getenv("TF_ACC") == "" {
+		if t.Skipped() || os.Getenv(resource.EnvTfAcc) == "" {
 			return
 		}
 		if err := removeNamed(context.Background(), Docker(t), name, false); err != nil {
@@ -48,13 +49,23 @@ func Name(t *testing.T) string {
 // ContainersNamed lists the containers whose name starts with prefix.
 func ContainersNamed(t *testing.T, prefix string) []container.Summary {
 	t.Helper()
-	list, err := Docker(t).ContainerList(context.Background(), container.ListOptions{
+	list, err := listNamed(context.Background(), Docker(t), prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+// listNamed lists the containers, running or not, whose name starts with
+// prefix.
+func listNamed(ctx context.Context, api *client.Client, prefix string) ([]container.Summary, error) {
+	list, err := api.ContainerList(ctx, container.ListOptions{
 		All: true, Filters: filters.NewArgs(filters.Arg("name", "^/"+prefix)),
 	})
 	if err != nil {
-		t.Fatalf("listing containers: %v", err)
+		return nil, fmt.Errorf("listing containers named %s*: %w", prefix, err)
 	}
-	return list
+	return list, nil
 }
 
 // ExpectNoContainers fails the test when any container's name starts with
@@ -70,11 +81,9 @@ func ExpectNoContainers(t *testing.T, prefix, what string) {
 // with provenOnly, only those that carry the provider's ownership label or
 // the tests' own label.
 func removeNamed(ctx context.Context, api *client.Client, prefix string, provenOnly bool) error {
-	list, err := api.ContainerList(ctx, container.ListOptions{
-		All: true, Filters: filters.NewArgs(filters.Arg("name", "^/"+prefix)),
-	})
+	list, err := listNamed(ctx, api, prefix)
 	if err != nil {
-		return fmt.Errorf("listing containers named %s*: %w", prefix, err)
+		return err
 	}
 	var errs []error
 	for _, c := range list {
