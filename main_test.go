@@ -1,7 +1,9 @@
 package main
 
 import (
+	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,41 @@ func TestQuietUnreadLogs(t *testing.T) {
 				if got := os.Getenv(name) == "off"; got != c.quiet {
 					t.Errorf("%s = %q, quiet = %v, want %v", name, os.Getenv(name), got, c.quiet)
 				}
+			}
+		})
+	}
+}
+
+func TestTuneGC(t *testing.T) {
+	// SetMemoryLimit with a negative value only reports the limit.
+	defer func(percent int, limit int64) {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}(debug.SetGCPercent(100), debug.SetMemoryLimit(-1))
+	restore := func() {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
+
+	for _, c := range []struct {
+		name, env string
+		tuned     bool
+	}{
+		{"no setting", "", true},
+		{"GOGC set", "GOGC", false},
+		{"GOMEMLIMIT set", "GOMEMLIMIT", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			restore()
+			t.Setenv("GOGC", "")
+			t.Setenv("GOMEMLIMIT", "")
+			if c.env != "" {
+				t.Setenv(c.env, "1")
+			}
+			tuneGC()
+			percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
+			if tuned := percent == gcPercent && limit == memoryLimit; tuned != c.tuned {
+				t.Errorf("GOGC %d, memory limit %d: tuned = %v, want %v", percent, limit, tuned, c.tuned)
 			}
 		})
 	}
