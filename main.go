@@ -32,6 +32,7 @@ func main() {
 		Address: "registry.terraform.io/tfsandbox/sandbox",
 		Debug:   debug,
 	})
+	engine.CloseTunnels()
 	if err != nil {
 		log.Fatal(err.Error())
 	}
@@ -60,6 +61,7 @@ func exitWhenOrphaned(parent int, every time.Duration) {
 			idle++
 		}
 	}
+	engine.CloseTunnels()
 	os.Exit(1)
 }
 

@@ -29,21 +29,6 @@ func TestNewRejectsBadHost(t *testing.T) {
 	}
 }
 
-func TestNewRefusesTLSItCannotVerify(t *testing.T) {
-	t.Setenv(client.EnvTLSVerify, "1")
-	t.Setenv(client.EnvOverrideCertPath, "")
-	if _, err := New(Config{Host: "tcp://engine.example:2376"}); err == nil {
-		t.Fatal("New accepted DOCKER_TLS_VERIFY for a TCP endpoint it would reach without TLS")
-	}
-	if _, err := New(Config{Host: "unix:///var/run/docker.sock"}); err != nil {
-		t.Fatalf("TLS variables must not matter for a unix socket: %v", err)
-	}
-	t.Setenv(client.EnvTLSVerify, "")
-	if _, err := New(Config{Host: "tcp://engine.example:2375"}); err != nil {
-		t.Fatalf("plain TCP without TLS variables: %v", err)
-	}
-}
-
 func TestHostConfig(t *testing.T) {
 	spec := ContainerSpec{
 		NetworkMode: "none",
