@@ -4,14 +4,20 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/container"
@@ -38,7 +44,12 @@ type sandboxProvider struct {
 
 // providerModel is the provider block.
 type providerModel struct {
-	Host types.String `tfsdk:"host"`
+	Host     types.String `tfsdk:"host"`
+	CertPath types.String `tfsdk:"cert_path"`
+	CAPEM    types.String `tfsdk:"ca_pem"`
+	CertPEM  types.String `tfsdk:"cert_pem"`
+	KeyPEM   types.String `tfsdk:"key_pem"`
+	SSHOpts  types.List   `tfsdk:"ssh_opts"`
 }
 
 // Metadata names the provider.
@@ -54,12 +65,64 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"keeps their isolation through drift. See the `sandbox_container` resource.",
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
-				MarkdownDescription: "Address of the Docker engine, for example `unix:///var/run/docker.sock` or " +
-					"`tcp://127.0.0.1:2375`. Defaults to the `DOCKER_HOST` environment variable, then to the " +
-					"local socket `unix:///var/run/docker.sock`. The provider checks that the engine answers when " +
-					"it is configured. TCP is plain HTTP: TLS is not supported yet, and `DOCKER_TLS_VERIFY` or " +
-					"`DOCKER_CERT_PATH` with a TCP address is an error rather than an unverified connection.",
+				MarkdownDescription: "Address of the engine (Docker, or Podman's Docker-compatible API): " +
+					"`unix:///path/to/engine.sock`, `tcp://HOST:PORT` or `ssh://[USER@]HOST[:PORT][/REMOTE/SOCKET]`. " +
+					"Defaults to the `DOCKER_HOST` environment variable, then to `unix:///var/run/docker.sock`. " +
+					"An `ssh://` host is reached through one OpenSSH client process that forwards the remote " +
+					"engine's socket (default `/var/run/docker.sock`; name another in the URL's path, for example " +
+					"`ssh://builder@build-1/run/podman/podman.sock`), using your `~/.ssh/config`, `known_hosts`, " +
+					"identities and `ssh-agent`. The provider checks that the engine answers when it is " +
+					"configured, and fails within about 15 seconds when it does not.",
 				Optional: true,
+			},
+			"cert_path": schema.StringAttribute{
+				MarkdownDescription: "Directory holding `ca.pem` (the CA that signed the engine's certificate), " +
+					"`cert.pem` and `key.pem` (this client's certificate and key), the layout of " +
+					"`DOCKER_CERT_PATH`, for a `tcp://` host. Defaults to `DOCKER_CERT_PATH`, or to `~/.docker` " +
+					"when `DOCKER_TLS_VERIFY` is set. The engine's certificate is always verified: without " +
+					"`ca.pem`, against the system's CAs. Conflicts with `ca_pem`, `cert_pem` and `key_pem`.",
+				Optional: true,
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.ConflictsWith(path.MatchRoot("ca_pem"), path.MatchRoot("cert_pem"),
+						path.MatchRoot("key_pem")),
+				},
+			},
+			"ca_pem": schema.StringAttribute{
+				MarkdownDescription: "PEM of the CA that signed the engine's certificate, for a `tcp://` host " +
+					"(instead of `cert_path`). Without it the system's CAs verify the engine.",
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"cert_pem": schema.StringAttribute{
+				MarkdownDescription: "PEM of this client's certificate, which an engine started with " +
+					"`--tlsverify` requires (instead of `cert_path`). Requires `key_pem`.",
+				Optional:  true,
+				Sensitive: true,
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.AlsoRequires(path.MatchRoot("key_pem")),
+				},
+			},
+			"key_pem": schema.StringAttribute{
+				MarkdownDescription: "PEM of the private key of `cert_pem`. Requires `cert_pem`.",
+				Optional:            true,
+				Sensitive:           true,
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.AlsoRequires(path.MatchRoot("cert_pem")),
+				},
+			},
+			"ssh_opts": schema.ListAttribute{
+				MarkdownDescription: "Extra arguments for the `ssh` client of an `ssh://` host, placed before the " +
+					"provider's own options so that they take precedence, for example " +
+					"`[\"-i\", \"/path/to/key\", \"-o\", \"UserKnownHostsFile=/path/to/known_hosts\"]`. The " +
+					"provider runs ssh with `BatchMode=yes` and never weakens host key checking: an unknown or " +
+					"changed host key is an error that says how to trust the host.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 			},
 		},
 	}
@@ -73,16 +136,26 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.Host.IsUnknown() {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unknown Docker engine address",
-			"The provider's host must be known when Terraform plans. Set it to a literal value, a "+
-				"variable, or leave it out to use DOCKER_HOST or the local socket.")
+	for name, value := range cfg.settings() {
+		if value.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(name), "Unknown engine setting",
+				fmt.Sprintf("The provider's %s must be known when Terraform plans: the provider connects to "+
+					"the engine to plan. Set it from a literal, a variable or a data source that is known "+
+					"before apply, or leave it out to use the Docker environment variables.", name))
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	engineCfg, diags := cfg.engineConfig(ctx)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 
-	client, err := engine.New(cfg.engineConfig())
+	client, err := engine.New(engineCfg)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid Docker engine address", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid engine connection settings", err.Error())
 		return
 	}
 
@@ -98,13 +171,32 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = client
 }
 
+// settings are the provider block's attributes by name.
+func (m providerModel) settings() map[string]attr.Value {
+	return map[string]attr.Value{"host": m.Host, "cert_path": m.CertPath, "ca_pem": m.CAPEM,
+		"cert_pem": m.CertPEM, "key_pem": m.KeyPEM, "ssh_opts": m.SSHOpts}
+}
+
 // engineConfig turns the provider block into the engine client's
 // configuration.
-func (m providerModel) engineConfig() engine.Config {
-	return engine.Config{Host: m.Host.ValueString()}
+func (m providerModel) engineConfig(ctx context.Context) (engine.Config, diag.Diagnostics) {
+	cfg := engine.Config{
+		Host:     m.Host.ValueString(),
+		CertPath: m.CertPath.ValueString(),
+		CAPEM:    m.CAPEM.ValueString(),
+		CertPEM:  m.CertPEM.ValueString(),
+		KeyPEM:   m.KeyPEM.ValueString(),
+	}
+	diags := m.SSHOpts.ElementsAs(ctx, &cfg.SSHOpts, false)
+	return cfg, diags
 }
 
 func unreachableDetail(endpoint string, err error) string {
+	var conn *engine.ConnectionError
+	if engine.IsSSH(err) || (errors.As(err, &conn) && conn.Advice != "") {
+		// The connection said what failed and what to do.
+		return fmt.Sprintf("The provider could not reach the Docker engine at %s:\n\n%v", endpoint, err)
+	}
 	return fmt.Sprintf("The provider could not reach the Docker engine at %s:\n\n%v\n\n"+
 		"Check that:\n"+
 		"- the engine is running there (`docker -H %s info` answers; start it with `dockerd` or "+

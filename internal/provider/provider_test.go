@@ -56,7 +56,7 @@ provider "sandbox" {
 resource "sandbox_container" "test" {
   image = "tfsandbox/busybox:latest"
 }`,
-				ExpectError: regexp.MustCompile(`Invalid Docker engine address`),
+				ExpectError: regexp.MustCompile(`Invalid engine connection settings`),
 			},
 		},
 	})
