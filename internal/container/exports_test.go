@@ -44,9 +44,14 @@ func (r *legacyResourceV0) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	m := upgradeFromV0(old)
-	if resp.Diagnostics.Append(r.create(ctx, &m, nil)...); resp.Diagnostics.HasError() {
+	// Versions before v1 never ran on engines with defaults of their own
+	// (Podman), so recording them changes nothing on Docker and lets the
+	// upgrade tests run on Podman.
+	added, diags := r.create(ctx, &m, nil)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)
 }
 
@@ -56,7 +61,11 @@ func (r *legacyResourceV0) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	m := upgradeFromV0(old)
-	found, diags := r.refresh(ctx, &m)
+	defaults, diags := readDefaults(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	found, diags := r.refresh(ctx, &m, defaults)
 	resp.Diagnostics.Append(diags...)
 	switch {
 	case resp.Diagnostics.HasError():
@@ -75,7 +84,11 @@ func (r *legacyResourceV0) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	m := upgradeFromV0(plan)
-	if resp.Diagnostics.Append(r.update(ctx, &m, upgradeFromV0(state))...); resp.Diagnostics.HasError() {
+	defaults, diags := readDefaults(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if resp.Diagnostics.Append(r.update(ctx, &m, upgradeFromV0(state), defaults)...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)

@@ -44,7 +44,9 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Container, i
 	// Start from nothing, so that observing takes every value from the
 	// engine.
 	m.setGroupsNull()
-	m.setObserved(ctx, c)
+	// An imported container's engine defaults are unknown: its limits show
+	// as the engine reports them (the docs say so for Podman).
+	m.setObserved(ctx, c, engine.Defaults{})
 	if c.ContainerJSONBase != nil && c.HostConfig != nil {
 		m.importPrivileges(c.HostConfig)
 	}

@@ -15,13 +15,15 @@ import (
 // create creates the container with its network mode, privileges and
 // limits (pulling a missing image once), writes its files, starts it and
 // checks what the engine then shows. Whatever a failure leaves is removed by
-// the create's token, or recorded as pending (pending.go).
-func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string) diag.Diagnostics {
+// the create's token, or recorded as pending (pending.go). It returns what
+// the engine added on its own (defaults.go).
+func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string) (engine.Defaults, diag.Diagnostics) {
+	var added engine.Defaults
 	spec, diags := m.spec(ctx, secretEnv)
 	files, fileDiags := m.engineFiles(ctx)
 	diags.Append(fileDiags...)
 	if diags.HasError() {
-		return diags
+		return added, diags
 	}
 	token := engine.NewCreateToken()
 	spec.Labels[engine.LabelCreateToken] = token
@@ -31,18 +33,18 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		// pull it once, then create again. Asking first would cost every
 		// sandbox a call.
 		if _, err := r.client.EnsureImage(ctx, spec.Image); err != nil {
-			return append(diags, r.imageDiagnostic(spec.Image, err))
+			return added, append(diags, r.imageDiagnostic(spec.Image, err))
 		}
 		id, err = r.client.CreateContainer(ctx, spec)
 	}
 	if err != nil {
 		if engine.IsConflict(err) && spec.Name != "" {
 			// The engine made nothing: the name is someone else's.
-			return append(diags, r.nameConflictDiagnostic(ctx, spec.Name, err))
+			return added, append(diags, r.nameConflictDiagnostic(ctx, spec.Name, err))
 		}
 		diags.AddError("Cannot create sandbox",
 			fmt.Sprintf("The Docker engine at %s refused to create the container: %v", r.client.Endpoint(), err))
-		return append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 
 	if len(files) > 0 {
@@ -50,7 +52,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 			diags.AddAttributeError(path.Root("files"), "Cannot write files into sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but refused its files: %v",
 				r.client.Endpoint(), shortID(id), err))
-			return append(diags, r.undoCreate(ctx, m, token)...)
+			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
 	if m.Running.ValueBool() {
@@ -58,16 +60,19 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 			diags.AddError("Cannot start sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but could not start it: %v",
 				r.client.Endpoint(), shortID(id), err))
-			return append(diags, r.undoCreate(ctx, m, token)...)
+			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
 	c, observeDiags := r.observe(ctx, id, *m)
 	diags.Append(observeDiags...)
 	if diags.HasError() {
-		return append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
-	m.setObserved(ctx, c)
-	return diags
+	if c.ContainerJSONBase != nil && c.HostConfig != nil {
+		added = engine.AddedDefaults(spec, c.HostConfig)
+	}
+	m.setObserved(ctx, c, added)
+	return added, diags
 }
 
 // observe inspects the container and checks that the engine shows what the
@@ -91,7 +96,7 @@ func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (
 // refresh updates m from the engine and reports whether the container
 // exists. When the state asks for isolation, network_mode records what the
 // engine really shows, so weaker isolation plans a replacement.
-func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Diagnostics) {
+func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defaults) (bool, diag.Diagnostics) {
 	found, diags := r.resolvePending(ctx, m)
 	if !found || diags.HasError() {
 		return false, diags
@@ -103,13 +108,13 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 	if err != nil {
 		return false, append(diags, r.readFailed(m.ID.ValueString(), err))
 	}
-	m.setObserved(ctx, c)
+	m.setObserved(ctx, c, d)
 	return true, m.refreshIsolation(c, m.Name.ValueString())
 }
 
 // update renames the container, applies changed limits and starts,
 // unpauses or stops it; everything else forces replacement.
-func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel) diag.Diagnostics {
+func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel, d engine.Defaults) diag.Diagnostics {
 	id := state.ID.ValueString()
 	if name := plan.Name.ValueString(); !plan.Name.IsUnknown() && name != state.Name.ValueString() {
 		if err := r.client.RenameContainer(ctx, id, name); err != nil {
@@ -132,7 +137,7 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 	c, observeDiags := r.observe(ctx, id, *plan)
 	diags.Append(observeDiags...)
 	if !diags.HasError() {
-		plan.setObserved(ctx, c)
+		plan.setObserved(ctx, c, d)
 	}
 	return diags
 }

@@ -178,8 +178,9 @@ func (l limitsModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) di
 }
 
 // observe records memory, swap, CPUs, processes, shared memory and ulimits
-// as the engine shows them.
-func (l *limitsModel) observe(h *engine.HostConfig) {
+// as the engine shows them. What the engine added on its own (d), where
+// the model asks for nothing, stays unset.
+func (l *limitsModel) observe(h *engine.HostConfig, d engine.Defaults) {
 	el := engine.ObservedLimits(h)
 	l.Memory = values.Int64OrNull(el.Memory / mib)
 	switch {
@@ -194,13 +195,21 @@ func (l *limitsModel) observe(h *engine.HostConfig) {
 	if el.NanoCPUs > 0 {
 		l.CPUs = types.Float64Value(float64(el.NanoCPUs) / nanoCPUsPerCPU)
 	}
-	l.PidsLimit = values.Int64OrNull(el.PidsLimit)
-	if shm := h.ShmSize / mib; shm == engineDefaultShmMiB && l.ShmSize.IsNull() {
-		l.ShmSize = types.Int64Null()
-	} else {
-		l.ShmSize = values.Int64OrNull(shm)
+	if !l.PidsLimit.IsNull() || el.PidsLimit != d.PidsLimit {
+		l.PidsLimit = values.Int64OrNull(el.PidsLimit)
 	}
-	l.Ulimits = values.KeepIfEqual(l.Ulimits, ulimitsValue(engine.ObservedUlimits(h)))
+	if !l.ShmSize.IsNull() || (h.ShmSize/mib != engineDefaultShmMiB && h.ShmSize != d.ShmSize) {
+		l.ShmSize = values.Int64OrNull(h.ShmSize / mib)
+	}
+	var asked map[string]attr.Value
+	if values.Known(l.Ulimits) {
+		asked = l.Ulimits.Elements()
+	}
+	observed := slices.DeleteFunc(engine.ObservedUlimits(h), func(u engine.Ulimit) bool {
+		_, isAsked := asked[u.Name]
+		return !isAsked && d.IsDefaultUlimit(u)
+	})
+	l.Ulimits = values.KeepIfEqual(l.Ulimits, ulimitsValue(observed))
 }
 
 func ulimitsValue(ulimits []engine.Ulimit) types.Map {

@@ -116,7 +116,7 @@ func envList(env map[string]string) []string {
 // setObserved records what the engine shows of a container: its ID, name,
 // whether it runs, its image and networks, and every privilege, limit and
 // port it can report.
-func (m *resourceModel) setObserved(ctx context.Context, c engine.Container) {
+func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d engine.Defaults) {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(strings.TrimPrefix(c.Name, "/"))
 	m.Running = types.BoolValue(engine.IsRunning(c))
@@ -126,7 +126,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container) {
 		return
 	}
 	m.privilegesModel.observe(c.HostConfig)
-	m.limitsModel.observe(c.HostConfig)
+	m.limitsModel.observe(c.HostConfig, d)
 	m.portsModel.observe(ctx, c.HostConfig)
 }
 

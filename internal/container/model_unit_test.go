@@ -235,7 +235,7 @@ func TestObserveKeepsEqualValues(t *testing.T) {
 		Resources:    container.Resources{Memory: 64 * mib, MemorySwap: 64 * mib, PidsLimit: &pids},
 		PortBindings: nat.PortMap{"80/tcp": []nat.PortBinding{{HostIP: defaultPortHostIP}}},
 	}}}
-	m.setObserved(ctx, c)
+	m.setObserved(ctx, c, engine.Defaults{})
 	for name, pair := range map[string][2]attr.Value{
 		"cap_drop": {before.CapDrop, m.CapDrop}, "tmpfs": {before.Tmpfs, m.Tmpfs}, "ports": {before.Ports, m.Ports},
 		"memory": {before.Memory, m.Memory}, "memory_swap": {before.MemorySwap, m.MemorySwap},
@@ -254,7 +254,7 @@ func TestObserveKeepsEqualValues(t *testing.T) {
 	c.HostConfig.SecurityOpt = []string{"seccomp=unconfined"}
 	c.HostConfig.Memory, c.HostConfig.MemorySwap = 512*mib, -1
 	c.HostConfig.PortBindings = nat.PortMap{"80/tcp": []nat.PortBinding{{HostIP: "0.0.0.0"}}}
-	m.setObserved(ctx, c)
+	m.setObserved(ctx, c, engine.Defaults{})
 	for name, pair := range map[string][2]attr.Value{
 		"cap_add":           {m.CapAdd, values.StringSet([]string{"SYS_ADMIN"})},
 		"no_new_privileges": {m.NoNewPrivileges, types.BoolValue(false)},

@@ -81,7 +81,8 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	resp.Diagnostics.Append(r.create(ctx, &plan, secretEnv)...)
+	added, diags := r.create(ctx, &plan, secretEnv)
+	resp.Diagnostics.Append(diags...)
 	_, pending := pendingToken(plan.ID)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		undone := "Anything half-created was removed."
@@ -99,6 +100,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	// A pending sandbox is recorded along with the error: Terraform taints
 	// it, and the next apply replaces what the cut-off create left.
 	plan.settleUnknowns()
+	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
@@ -110,7 +112,11 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	found, diags := r.refresh(ctx, &state)
+	defaults, diags := readDefaults(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	found, diags := r.refresh(ctx, &state, defaults)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -130,7 +136,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(r.update(ctx, &plan, state)...); resp.Diagnostics.HasError() {
+	defaults, diags := readDefaults(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if resp.Diagnostics.Append(r.update(ctx, &plan, state, defaults)...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)

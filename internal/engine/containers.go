@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -53,8 +54,9 @@ type Limits struct {
 
 // Ulimit is a process resource limit set in the container.
 type Ulimit struct {
-	Name       string
-	Soft, Hard int64
+	Name string `json:"name"`
+	Soft int64  `json:"soft"`
+	Hard int64  `json:"hard"`
 }
 
 // CreateContainer creates (but does not start) a container and returns its ID.
@@ -124,7 +126,7 @@ func ObservedUlimits(h *HostConfig) []Ulimit {
 	var out []Ulimit
 	for _, u := range h.Ulimits {
 		if u != nil {
-			out = append(out, Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
+			out = append(out, Ulimit{Name: ulimitName(u.Name), Soft: u.Soft, Hard: u.Hard})
 		}
 	}
 	return out
@@ -217,4 +219,13 @@ func (c *Client) RenameContainer(ctx context.Context, id, name string) error {
 // paused.
 func IsRunning(c Container) bool {
 	return c.ContainerJSONBase != nil && c.State != nil && c.State.Running && !c.State.Paused
+}
+
+// ulimitName is a ulimit's name as Docker spells it: Podman reports
+// RLIMIT_NOFILE for what Docker calls nofile.
+func ulimitName(name string) string {
+	if rest, ok := strings.CutPrefix(name, "RLIMIT_"); ok {
+		return strings.ToLower(rest)
+	}
+	return name
 }
