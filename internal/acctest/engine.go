@@ -26,8 +26,7 @@ func connect() error {
 		if testEngine, enginesErr = engine.New(engine.Config{}); enginesErr != nil {
 			return
 		}
-		dockerAPI, enginesErr = client.NewClientWithOpts(
-			client.WithHost(testEngine.Endpoint()), client.WithAPIVersionNegotiation())
+		dockerAPI = testEngine.DockerAPI()
 	})
 	if enginesErr != nil {
 		return fmt.Errorf("engine client for %s: %w", engine.ResolveHost(""), enginesErr)

@@ -1,7 +1,6 @@
 package acctest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -54,11 +53,7 @@ type FaultyEngine struct {
 // everything until SetRule says otherwise; it stops when the test ends.
 func NewFaultyEngine(t *testing.T) *FaultyEngine {
 	t.Helper()
-	target := Engine(t).Endpoint()
-	socket, ok := strings.CutPrefix(target, "unix://")
-	if !ok {
-		t.Fatalf("the faulty engine proxy needs the engine on a unix socket, not %s", target)
-	}
+	transport, scheme, host := Engine(t).Forwarder()
 	path := filepath.Join(t.TempDir(), "engine.sock")
 	listener, err := net.Listen("unix", path)
 	if err != nil {
@@ -67,11 +62,9 @@ func NewFaultyEngine(t *testing.T) *FaultyEngine {
 	f := &FaultyEngine{Host: "unix://" + path, rule: func(*http.Request) Fault { return Forward }}
 	forward := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
-			r.Out.URL.Scheme, r.Out.URL.Host = "http", "engine"
+			r.Out.URL.Scheme, r.Out.URL.Host = scheme, host
 		},
-		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", socket)
-		}},
+		Transport: transport,
 	}
 	server := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.serve(w, r, forward)

@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# Starts and stops the engines the acceptance suite runs against besides the
+# local Docker engine, all on this machine and listening on loopback only:
+#
+#   tls     a second dockerd that speaks only TLS with client certificates,
+#           on tcp://127.0.0.1:$SANDBOX_TLS_PORT, with its own data root,
+#           exec root, pid file, containerd namespace and bridge interface
+#   ssh     an OpenSSH server on 127.0.0.1:$SANDBOX_SSH_PORT whose far side is
+#           the local engine's socket, with a generated host key and client key
+#   podman  Podman's Docker-compatible API service on its own socket
+#
+# Usage: engines.sh start NAME... | stop [NAME...] | env local|NAME
+#
+# `env NAME` prints the variables that point the provider and the tests at
+# that engine (DOCKER_HOST and friends, and for ssh a PATH whose `ssh` reads
+# the generated client configuration, as a user's ~/.ssh/config would), and
+# the SANDBOX_TEST_* variables that name the TLS engine and the SSH host for
+# the connection tests; `env local` only the latter.
+# Everything generated lives in .build/engines; starting needs root.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+state="$repo/.build/engines"
+image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
+tls_port="${SANDBOX_TLS_PORT:-23760}"
+ssh_port="${SANDBOX_SSH_PORT:-22220}"
+tls_bridge=tfsbtls0
+tls_subnet=172.31.250.1/24
+tls_root=/var/lib/tfsandbox-tls
+tls_exec=/run/tfsandbox-tls
+tls_pid=/run/tfsandbox-tls.pid
+podman_sock=/run/tfsandbox-podman/podman.sock
+
+say() { echo "engines: $*"; }
+die() { echo "engines: $*" >&2; exit 1; }
+
+need_root() { [ "$(id -u)" = 0 ] || die "starting the $1 engine needs root"; }
+
+install_packages() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  say "installing Debian's ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# wait_until SECONDS COMMAND...: runs COMMAND every half second until it
+# succeeds or SECONDS pass.
+wait_until() {
+  local deadline=$((SECONDS + $1))
+  shift
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  return 1
+}
+
+alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+
+# stop_pid PIDFILE: stops the process in PIDFILE and waits for it to go.
+stop_pid() {
+  local pid
+  pid="$(cat "$1" 2>/dev/null || true)"
+  if alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait_until 20 bash -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
+# load_image ENV...: copies the test image from the local engine into the
+# engine the environment names.
+load_image() {
+  docker image inspect "$image" >/dev/null 2>&1 ||
+    die "the local engine has no $image: run make image first"
+  docker save "$image" | env "$@" docker load -q >/dev/null
+}
+
+# --- TLS ---------------------------------------------------------------------
+
+tls_env() {
+  echo "DOCKER_HOST=tcp://127.0.0.1:$tls_port"
+  echo "DOCKER_TLS_VERIFY=1"
+  echo "DOCKER_CERT_PATH=$state/tls/client"
+}
+
+# tls_certs makes a CA, a server certificate for 127.0.0.1
+# (by address only: the tests reach it as localhost to see a name it lacks)
+# and a client certificate, in the layouts dockerd and DOCKER_CERT_PATH use.
+tls_certs() {
+  local d="$state/tls"
+  mkdir -p "$d/server" "$d/client"
+  [ -s "$d/client/key.pem" ] && return 0
+  (
+    cd "$d"
+    openssl ecparam -name prime256v1 -genkey -noout -out ca-key.pem
+    openssl req -x509 -new -key ca-key.pem -subj /CN=tfsandbox-test-ca -days 30 -out ca.pem
+    printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >server.ext
+    printf 'extendedKeyUsage=clientAuth\n' >client.ext
+    for who in server client; do
+      openssl ecparam -name prime256v1 -genkey -noout -out "$who/key.pem"
+      openssl req -new -key "$who/key.pem" -subj "/CN=tfsandbox-test-$who" -out "$who.csr"
+      openssl x509 -req -in "$who.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
+        -extfile "$who.ext" -out "$who/cert.pem" 2>/dev/null
+      cp ca.pem "$who/ca.pem"
+    done
+    chmod 600 ca-key.pem server/key.pem client/key.pem
+  )
+}
+
+tls_answers() { env $(tls_env) timeout 5 docker info; }
+
+start_tls() {
+  need_root tls
+  if tls_answers >/dev/null 2>&1; then say "tls: answering"; return 0; fi
+  stop_tls
+  tls_certs
+  ip link show "$tls_bridge" >/dev/null 2>&1 || {
+    ip link add name "$tls_bridge" type bridge
+    ip addr add "$tls_subnet" dev "$tls_bridge"
+  }
+  ip link set "$tls_bridge" up
+  # The local engine's runtimes (runsc), and nothing else of its settings.
+  python3 - "$state/tls/daemon.json" <<'PY'
+import json, sys
+runtimes = {}
+try:
+    with open("/etc/docker/daemon.json") as f:
+        runtimes = json.load(f).get("runtimes", {})
+except FileNotFoundError:
+    pass
+with open(sys.argv[1], "w") as f:
+    json.dump({"runtimes": runtimes}, f)
+PY
+  local d="$state/tls/server"
+  local attempt
+  for attempt in 1 2 3; do
+    say "tls: starting dockerd on tcp://127.0.0.1:$tls_port (attempt $attempt)"
+    setsid dockerd --config-file "$state/tls/daemon.json" \
+      --data-root "$tls_root" --exec-root "$tls_exec" --pidfile "$tls_pid" \
+      --containerd-namespace tfsandbox-tls --containerd-plugins-namespace tfsandbox-tls-plugins \
+      --iptables=false --ip6tables=false --bridge="$tls_bridge" \
+      -H "tcp://127.0.0.1:$tls_port" --tlsverify \
+      --tlscacert "$d/ca.pem" --tlscert "$d/cert.pem" --tlskey "$d/key.pem" \
+      >"$state/tls/dockerd.log" 2>&1 </dev/null &
+    if wait_until 40 tls_answers; then break; fi
+    stop_tls
+    [ "$attempt" = 3 ] && { tail -n 20 "$state/tls/dockerd.log" >&2; die "tls: dockerd did not answer"; }
+  done
+  load_image $(tls_env)
+  say "tls: answering, image loaded"
+}
+
+stop_tls() {
+  stop_pid "$tls_pid"
+  pkill -KILL -f "containerd --config $tls_exec/containerd/containerd.toml" 2>/dev/null || true
+  if ip link show "$tls_bridge" >/dev/null 2>&1; then ip link delete "$tls_bridge" || true; fi
+}
+
+# --- SSH ---------------------------------------------------------------------
+
+ssh_env() {
+  echo "DOCKER_HOST=ssh://root@127.0.0.1:$ssh_port"
+  echo "PATH=$state/ssh/bin:$PATH"
+}
+
+start_ssh() {
+  need_root ssh
+  install_packages openssh-server
+  local d="$state/ssh"
+  mkdir -p "$d/bin" /run/sshd
+  [ -s "$d/host_key" ] || ssh-keygen -q -t ed25519 -N '' -C tfsandbox-test-host -f "$d/host_key"
+  [ -s "$d/client_key" ] || ssh-keygen -q -t ed25519 -N '' -C tfsandbox-test-client -f "$d/client_key"
+  cp "$d/client_key.pub" "$d/authorized_keys"
+  echo "[127.0.0.1]:$ssh_port $(cut -d' ' -f1,2 "$d/host_key.pub")" >"$d/known_hosts"
+  cat >"$d/sshd_config" <<EOF
+Port $ssh_port
+ListenAddress 127.0.0.1
+HostKey $d/host_key
+PidFile $d/sshd.pid
+AuthorizedKeysFile $d/authorized_keys
+StrictModes no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+AllowStreamLocalForwarding yes
+X11Forwarding no
+MaxStartups 200:30:400
+MaxSessions 200
+EOF
+  # What a user's ~/.ssh/config would say; the ssh on the suite's PATH
+  # reads it.
+  cat >"$d/ssh_config" <<EOF
+Host 127.0.0.1
+  IdentityFile $d/client_key
+  IdentitiesOnly yes
+  UserKnownHostsFile $d/known_hosts
+EOF
+  printf '#!/bin/sh\nexec %s -F %s "$@"\n' "$(command -v ssh)" "$d/ssh_config" >"$d/bin/ssh"
+  chmod 755 "$d/bin/ssh"
+  if ! alive "$(cat "$d/sshd.pid" 2>/dev/null || true)"; then
+    say "ssh: starting sshd on 127.0.0.1:$ssh_port"
+    "$(command -v sshd || echo /usr/sbin/sshd)" -f "$d/sshd_config" -E "$d/sshd.log"
+  fi
+  wait_until 10 "$d/bin/ssh" -o BatchMode=yes -p "$ssh_port" root@127.0.0.1 true ||
+    die "ssh: cannot log in to 127.0.0.1:$ssh_port; see $d/sshd.log"
+  say "ssh: answering; the far side is the local engine"
+}
+
+stop_ssh() { stop_pid "$state/ssh/sshd.pid"; }
+
+# --- Podman ------------------------------------------------------------------
+
+podman_env() { echo "DOCKER_HOST=unix://$podman_sock"; }
+
+podman_answers() { env $(podman_env) timeout 5 docker version; }
+
+start_podman() {
+  need_root podman
+  install_packages podman catatonit
+  local d="$state/podman"
+  mkdir -p "$d" "$(dirname "$podman_sock")"
+  # Podman's default ulimits exceed this machine's hard limits.
+  cat >"$d/containers.conf" <<EOF
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]
+
+[engine]
+runtimes = { runsc = ["$(command -v runsc || echo /usr/bin/runsc)"] }
+EOF
+  if podman_answers >/dev/null 2>&1; then say "podman: answering"; else
+    stop_podman
+    say "podman: starting the API service on unix://$podman_sock"
+    CONTAINERS_CONF="$d/containers.conf" setsid podman system service --time=0 "unix://$podman_sock" \
+      >"$d/service.log" 2>&1 </dev/null &
+    echo $! >"$d/service.pid"
+    wait_until 30 podman_answers || { tail -n 20 "$d/service.log" >&2; die "podman: the service did not answer"; }
+  fi
+  load_image $(podman_env)
+  say "podman: answering, image loaded"
+}
+
+stop_podman() { stop_pid "$state/podman/service.pid"; rm -f "$podman_sock"; }
+
+# test_env names the TLS engine and the SSH host for the connection tests,
+# whichever engine the suite runs against.
+test_env() {
+  echo "SANDBOX_TEST_TLS_HOST=tcp://127.0.0.1:$tls_port"
+  echo "SANDBOX_TEST_TLS_CERT_PATH=$state/tls/client"
+  echo "SANDBOX_TEST_SSH_HOST=ssh://root@127.0.0.1:$ssh_port"
+  echo "SANDBOX_TEST_SSH_DIR=$state/ssh"
+}
+
+# --- main --------------------------------------------------------------------
+
+all=(tls ssh podman)
+cmd="${1:-}"
+shift || true
+[ "$#" -gt 0 ] || set -- "${all[@]}"
+case "$cmd" in
+start) for e in "$@"; do "start_$e"; done ;;
+stop) for e in "$@"; do "stop_$e"; done ;;
+env)
+  [ "$#" -eq 1 ] || die "env takes one engine name (local, ${all[*]})"
+  [ "$1" = local ] || "$1_env"
+  test_env
+  ;;
+*) die "usage: engines.sh start NAME... | stop [NAME...] | env NAME (NAME: ${all[*]})" ;;
+esac
