@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -45,6 +46,10 @@ type Client struct {
 	tls      *tlsMaterial
 	tlsConf  *tls.Config
 	ssh      *sshTunnel
+
+	kindMu    sync.Mutex
+	kindKnown bool
+	kind      Kind
 }
 
 // Connection settings shared by every kind of endpoint: a bounded dial and
@@ -161,6 +166,7 @@ func (c *Client) Ping(ctx context.Context) error {
 		return err
 	})
 	if err == nil {
+		c.Kind(ctx)
 		return nil
 	}
 	return c.explain(ctx, err)

@@ -77,8 +77,27 @@ func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (strin
 		id = resp.ID
 		return err
 	})
+	if err != nil && spec.Name != "" && !IsConflict(err) && !IsNotFound(err) && !IsUnanswered(err) &&
+		c.nameTakenByAnother(ctx, spec) {
+		// Podman answers a name in use with a server error, not a conflict.
+		err = nameInUse{err}
+	}
 	return id, err
 }
+
+// nameTakenByAnother reports whether a container other than the one this
+// create would have made (its token label says which) has spec's name.
+func (c *Client) nameTakenByAnother(ctx context.Context, spec ContainerSpec) bool {
+	other, err := c.InspectContainer(ctx, spec.Name)
+	return err == nil && (other.Config == nil || other.Config.Labels[LabelCreateToken] != spec.Labels[LabelCreateToken])
+}
+
+// nameInUse classifies an engine's refusal as a conflict.
+type nameInUse struct{ error }
+
+func (nameInUse) Conflict() {}
+
+func (e nameInUse) Unwrap() error { return e.error }
 
 // hostConfig is the part of spec the engine applies on the host: network,
 // privileges, mounts and limits.
@@ -166,6 +185,9 @@ func (c *Client) InspectContainer(ctx context.Context, idOrName string) (Contain
 		info, err = c.api.ContainerInspect(ctx, idOrName)
 		return err
 	})
+	if err == nil {
+		normalize(c.Kind(ctx), &info)
+	}
 	return info, err
 }
 

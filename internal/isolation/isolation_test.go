@@ -46,6 +46,22 @@ func TestAssess(t *testing.T) {
 			in:   noSettings,
 			want: Verdict{Isolated: true, Mode: "none", Networks: []string{}},
 		},
+		// Podman lists no network for a container with network mode
+		// "none", and calls its default network "podman".
+		"Podman: none, no network listed": {
+			in:   inspect("none"),
+			want: Verdict{Isolated: true, Mode: "none", Networks: []string{}},
+		},
+		"Podman: default network": {
+			in: inspect("bridge", "podman"),
+			want: Verdict{Mode: "bridge", Networks: []string{"podman"},
+				Reason: `the engine reports network mode "bridge" instead of "none"`},
+		},
+		"Podman: none, then attached to its default network": {
+			in: inspect("none", "podman"),
+			want: Verdict{Mode: "podman", Networks: []string{"podman"},
+				Reason: `its network mode is still "none" but it is attached to network "podman"`},
+		},
 		"bridge mode": {
 			in: inspect("bridge", "bridge"),
 			want: Verdict{Mode: "bridge", Networks: []string{"bridge"},
