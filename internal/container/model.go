@@ -93,6 +93,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	diags.Append(m.privilegesModel.applyTo(ctx, &spec)...)
 	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
 	diags.Append(m.portsModel.applyTo(ctx, &spec)...)
+	recordConfigured(&spec, env)
 	return spec, diags
 }
 
@@ -125,7 +126,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d e
 	if c.ContainerJSONBase == nil || c.HostConfig == nil {
 		return
 	}
-	m.privilegesModel.observe(c.HostConfig)
+	m.privilegesModel.observe(c.HostConfig, d)
 	m.limitsModel.observe(c.HostConfig, d)
 	m.portsModel.observe(ctx, c.HostConfig)
 }

@@ -138,16 +138,21 @@ func (p *portsModel) observe(ctx context.Context, h *engine.HostConfig) {
 		// framework wrote) count as none, so the engine's are recorded.
 		held, _ = p.bindings(ctx)
 	}
+	observed = withoutAssignedPorts(held, observed)
 	if samePorts(held, observed) {
 		return
 	}
+	p.Ports = portsValue(observed)
+}
+
+// portsValue is the ports attribute for bindings.
+func portsValue(bindings []engine.PortBinding) types.Set {
 	objType := types.ObjectType{AttrTypes: portAttrTypes}
-	if len(observed) == 0 {
-		p.Ports = types.SetNull(objType)
-		return
+	if len(bindings) == 0 {
+		return types.SetNull(objType)
 	}
-	vals := make([]attr.Value, 0, len(observed))
-	for _, b := range observed {
+	vals := make([]attr.Value, 0, len(bindings))
+	for _, b := range bindings {
 		external := types.Int64Null()
 		if b.HostPort != 0 {
 			external = types.Int64Value(int64(b.HostPort))
@@ -157,7 +162,22 @@ func (p *portsModel) observe(ctx context.Context, h *engine.HostConfig) {
 			"host_ip": types.StringValue(b.HostIP), "protocol": types.StringValue(b.Protocol),
 		}))
 	}
-	p.Ports = types.SetValueMust(objType, vals)
+	return types.SetValueMust(objType, vals)
+}
+
+// withoutAssignedPorts forgets the host port an engine picked where the
+// configuration left it to the engine: Podman reports the port it chose
+// where Docker reports none.
+func withoutAssignedPorts(held, observed []engine.PortBinding) []engine.PortBinding {
+	out := slices.Clone(observed)
+	for i, b := range out {
+		picked := b
+		picked.HostPort = 0
+		if b.HostPort != 0 && slices.Contains(held, picked) {
+			out[i] = picked
+		}
+	}
+	return out
 }
 
 func samePorts(a, b []engine.PortBinding) bool {

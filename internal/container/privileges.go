@@ -315,9 +315,17 @@ func (p privilegesModel) applyTo(ctx context.Context, spec *engine.ContainerSpec
 // observe records capabilities, security options, the root filesystem,
 // mounts and the runtime. A value equal in meaning to the one held keeps its
 // spelling; a widened privilege shows in the plan.
-func (p *privilegesModel) observe(h *engine.HostConfig) {
-	p.CapAdd = values.KeepIfEqual(p.CapAdd, values.StringSetOrNull(capNames(h.CapAdd)))
-	p.CapDrop = values.KeepIfEqual(p.CapDrop, values.StringSetOrNull(capNames(h.CapDrop)))
+func (p *privilegesModel) observe(h *engine.HostConfig, d engine.Defaults) {
+	// The same capability set can be spelled differently (Podman lists
+	// every dropped capability where the create said ALL): the held values
+	// stay while they give the same set.
+	add, drop := capNames(h.CapAdd), capNames(h.CapDrop)
+	if p.CapAdd.IsUnknown() || p.CapDrop.IsUnknown() || !slices.Equal(
+		engine.EffectiveCapabilities(add, drop),
+		engine.EffectiveCapabilities(values.SetStrings(p.CapAdd), values.SetStrings(p.CapDrop))) {
+		p.CapAdd = values.KeepIfEqual(p.CapAdd, values.StringSetOrNull(add))
+		p.CapDrop = values.KeepIfEqual(p.CapDrop, values.StringSetOrNull(drop))
+	}
 
 	var opts []string
 	nnp := false
@@ -331,7 +339,7 @@ func (p *privilegesModel) observe(h *engine.HostConfig) {
 	p.NoNewPrivileges = types.BoolValue(nnp)
 	p.SecurityOpts = values.KeepIfEqual(p.SecurityOpts, values.StringSetOrNull(opts))
 	p.ReadOnly = types.BoolValue(h.ReadonlyRootfs)
-	p.Tmpfs = values.KeepIfEqual(p.Tmpfs, values.StringMap(h.Tmpfs))
+	p.Tmpfs = values.KeepIfEqual(p.Tmpfs, values.StringMap(d.AskedTmpfs(h.Tmpfs)))
 	// A container's runtime cannot change. An unset one stays unset, whatever
 	// the engine's default runtime is called.
 	if !p.Runtime.IsNull() {

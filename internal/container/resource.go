@@ -197,7 +197,8 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		return
 	}
 	var m resourceModel
-	m.setFromEngine(ctx, c, img)
+	defaults := m.setFromEngine(ctx, c, img)
+	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, defaults)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
@@ -239,6 +240,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	planNetworks(ctx, plan, state, resp)
+	r.planAroundEngine(ctx, plan, state, resp)
 	if plan["files"].IsNull() && (state == nil || state["files"].IsNull()) {
 		return
 	}

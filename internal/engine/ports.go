@@ -9,10 +9,10 @@ import (
 
 // PortBinding publishes a container port on the host.
 type PortBinding struct {
-	Port     int    // in the container
-	Protocol string // tcp, udp or sctp
-	HostIP   string
-	HostPort int // 0: the engine picks a free port
+	Port     int    `json:"port"`     // in the container
+	Protocol string `json:"protocol"` // tcp, udp or sctp
+	HostIP   string `json:"host_ip"`
+	HostPort int    `json:"host_port,omitempty"` // 0: the engine picks a free port
 }
 
 // portKey is the engine's name of a container port, "80/tcp".
