@@ -30,6 +30,7 @@ tls_root=/var/lib/tfsandbox-tls
 tls_exec=/run/tfsandbox-tls
 tls_pid=/run/tfsandbox-tls.pid
 podman_sock=/run/tfsandbox-podman/podman.sock
+seccomp_module=github.com/moby/profiles/seccomp@v0.3.0
 
 say() { echo "engines: $*"; }
 die() { echo "engines: $*" >&2; exit 1; }
@@ -223,10 +224,18 @@ start_podman() {
   install_packages podman catatonit
   local d="$state/podman"
   mkdir -p "$d" "$(dirname "$podman_sock")"
-  # Podman's default ulimits exceed this machine's hard limits.
+  # Podman's default ulimits exceed this machine's hard limits. Its default
+  # seccomp profile lets a process create user namespaces, which Docker's
+  # refuses without CAP_SYS_ADMIN: the README tells Podman users to use
+  # Docker's profile (moby/profiles, fetched from the Go module proxy), as
+  # this engine does.
+  local profile
+  profile="$(cd "$repo" && go mod download -json "$seccomp_module" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')/default.json"
+  [ -s "$profile" ] || die "podman: no seccomp profile at $profile"
   cat >"$d/containers.conf" <<EOF
 [containers]
 default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]
+seccomp_profile = "$profile"
 
 [engine]
 runtimes = { runsc = ["$(command -v runsc || echo /usr/bin/runsc)"] }

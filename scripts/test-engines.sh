@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the unit and acceptance tests against each engine named in
-# SANDBOX_TEST_ENGINES (default: local tls ssh; podman is the fourth): the local Docker
+# SANDBOX_TEST_ENGINES (default: local podman tls ssh): the local Docker
 # engine, a second Docker engine that speaks only TLS, the local engine
 # reached over SSH, and Podman. It starts the three test engines
 # (scripts/engines.sh) and stops them when it ends, however it ends, unless
@@ -9,7 +9,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-engines="${SANDBOX_TEST_ENGINES:-local tls ssh}"
+engines="${SANDBOX_TEST_ENGINES:-local podman tls ssh}"
 terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"
 [ -n "$terraform" ] || { echo "terraform is not on PATH" >&2; exit 1; }
 

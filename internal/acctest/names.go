@@ -60,7 +60,8 @@ func ContainersNamed(t *testing.T, prefix string) []container.Summary {
 // prefix.
 func listNamed(ctx context.Context, api *client.Client, prefix string) ([]container.Summary, error) {
 	list, err := api.ContainerList(ctx, container.ListOptions{
-		All: true, Filters: filters.NewArgs(filters.Arg("name", "^/"+prefix)),
+		// Docker matches the name with its leading slash, Podman without.
+		All: true, Filters: filters.NewArgs(filters.Arg("name", "^/?"+prefix)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("listing containers named %s*: %w", prefix, err)

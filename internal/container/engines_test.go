@@ -14,33 +14,32 @@ import (
 )
 
 // Two provider configurations, one per engine: the engine under test and,
-// through an alias, the TLS engine. Each sandbox lands on its engine, drift
-// on one engine is repaired there only, and destroy cleans both.
+// through an alias, another (the TLS engine, or the local socket when the
+// TLS engine is under test). Each sandbox lands on its engine, drift on one
+// engine is repaired there only, and destroy cleans both.
 func TestAccContainer_twoEnginesOneConfiguration(t *testing.T) {
 	acctest.RequireAcc(t)
-	remoteEngine := acctest.TLS(t)
-	name := remoteEngine.Name(t)
-	local, remote := acctest.Engine(t), remoteEngine.Engine(t)
+	name := acctest.Name(t)
+	remoteArgs, remote := acctest.OtherEngine(t, name)
+	local := acctest.Engine(t)
 	config := fmt.Sprintf(`
 provider "sandbox" {
-  alias     = "remote"
-  host      = %[1]q
-  cert_path = %[2]q
-}
+  alias = "remote"
+%[1]s}
 
 resource "sandbox_container" "local" {
-  name         = "%[3]s-local"
-  image        = %[4]q
+  name         = "%[2]s-local"
+  image        = %[3]q
   network_mode = "none"
 }
 
 resource "sandbox_container" "remote" {
   provider     = sandbox.remote
-  name         = "%[3]s-remote"
-  image        = %[4]q
+  name         = "%[2]s-remote"
+  image        = %[3]q
   network_mode = "none"
 }
-`, remoteEngine.Host, remoteEngine.CertPath, name, acctest.TestImage)
+`, remoteArgs, name, acctest.TestImage)
 
 	// The real terraform CLI: Terraform runs one provider process per
 	// provider configuration, as users get it. (In-process test providers

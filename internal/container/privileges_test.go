@@ -82,7 +82,8 @@ func TestAccContainer_capabilities(t *testing.T) {
 // effect: no seccomp filter inside.
 func TestAccContainer_unconfinedNeedsEscapeHatch(t *testing.T) {
 	name := acctest.Name(t)
-	acctest.Test(t, []resource.TestStep{
+	acctest.RequireAcc(t)
+	steps := []resource.TestStep{
 		{
 			Config: acctest.Config(name, `
   network_mode     = "none"
@@ -107,14 +108,30 @@ func TestAccContainer_unconfinedNeedsEscapeHatch(t *testing.T) {
 			ImportState:       true,
 			ImportStateVerify: true,
 		},
-		{
-			// An allow-by-default profile is unconfined in effect: with the
-			// escape hatch, root in a user namespace is one call away.
-			Config: acctest.Config(name, `
+	}
+	steps = append(steps, inlineProfileSteps(t, name)...)
+	acctest.Test(t, steps)
+}
+
+// inlineProfileSteps apply an allow-by-default profile given inline, which
+// is unconfined in effect: with the escape hatch, root in a user namespace
+// is one call away. Podman refuses inline profiles at plan time.
+func inlineProfileSteps(t *testing.T, name string) []resource.TestStep {
+	config := acctest.Config(name, `
   network_mode     = "none"
   security_opts    = ["seccomp={\"defaultAction\":\"SCMP_ACT_ALLOW\"}"]
   allow_unconfined = true
-`),
+`)
+	if acctest.Kind(t) == engine.Podman {
+		return []resource.TestStep{{
+			Config:      config,
+			PlanOnly:    true,
+			ExpectError: acctest.Phrase("reads a seccomp= value as the path of a profile"),
+		}}
+	}
+	return []resource.TestStep{
+		{
+			Config: config,
 			ConfigStateChecks: []statecheck.StateCheck{
 				acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
 					out, err := acctest.ExecOK(ctx, t, id, "unshare", "-U", "-r", "id", "-u")
@@ -131,7 +148,7 @@ func TestAccContainer_unconfinedNeedsEscapeHatch(t *testing.T) {
 			ImportState:       true,
 			ImportStateVerify: true,
 		},
-	})
+	}
 }
 
 // The engine's default seccomp profile keeps the sandbox out of new user
@@ -156,6 +173,20 @@ func TestAccContainer_defaultSeccompBlocksUserNamespaces(t *testing.T) {
 // answers inside, not the host's.
 func TestAccContainer_gVisorRuntime(t *testing.T) {
 	name := acctest.Name(t)
+	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+		// Podman's Docker-compatible API would run runc instead: refused
+		// at plan time, before anything is created.
+		acctest.Test(t, []resource.TestStep{{
+			Config: acctest.Config(name, `
+  network_mode = "none"
+  runtime      = "runsc"
+`),
+			PlanOnly:    true,
+			ExpectError: acctest.Phrase("whose Docker-compatible API ignores the runtime"),
+		}})
+		acctest.ExpectNoContainers(t, name, "the refused plan")
+		return
+	}
 	acctest.Test(t, []resource.TestStep{{
 		Config: acctest.Config(name, `
   network_mode = "none"

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/client"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -125,36 +124,58 @@ func TestAccContainer_reattachedToNetworkIsReplacedIsolated(t *testing.T) {
 	name := acctest.Name(t)
 	config := acctest.Config(name, `  network_mode = "none"`)
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
+	reattached := false
 	acctest.Test(t, []resource.TestStep{
 		{
 			Config:            config,
 			ConfigStateChecks: []statecheck.StateCheck{ids.AddStateValue(addr, attr("id")), acctest.ExpectIsolated(t, addr)},
 		},
 		{
-			// The engine lets a network-less container leave "none" and
-			// join another network while still reporting mode "none".
-			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
-				if err := api.NetworkDisconnect(ctx, "none", name, false); err != nil {
-					return err
-				}
-				return api.NetworkConnect(ctx, "bridge", name, &network.EndpointSettings{})
-			}),
-			Config: config,
+			// Docker lets a network-less container leave "none" and join
+			// another network while still reporting mode "none"; Podman
+			// refuses, and then nothing is planned.
+			PreConfig: func() { reattached = acctest.Reattach(context.Background(), t, name) },
+			Config:    config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-					acctest.ExpectPriorValue{Address: addr, Attribute: "network_mode", Want: "bridge"},
-					plancheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
-				},
+				PreApply: []plancheck.PlanCheck{planIf(&reattached,
+					[]plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+						acctest.ExpectPriorValue{Address: addr, Attribute: "network_mode", Want: "bridge"},
+						plancheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
+					},
+					[]plancheck.PlanCheck{plancheck.ExpectEmptyPlan()})},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
-				ids.AddStateValue(addr, attr("id")),
 				statecheck.ExpectKnownValue(addr, attr("networks"),
 					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("none")})),
 				acctest.ExpectIsolated(t, addr),
 			},
 		},
 	})
+}
+
+// planIf runs the first checks when *cond holds once the plan is made,
+// else the second.
+func planIf(cond *bool, then, otherwise []plancheck.PlanCheck) plancheck.PlanCheck {
+	return planChoice{cond, then, otherwise}
+}
+
+type planChoice struct {
+	cond            *bool
+	then, otherwise []plancheck.PlanCheck
+}
+
+func (p planChoice) CheckPlan(ctx context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	checks := p.otherwise
+	if *p.cond {
+		checks = p.then
+	}
+	for _, c := range checks {
+		c.CheckPlan(ctx, req, resp)
+		if resp.Error != nil {
+			return
+		}
+	}
 }
 
 func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
@@ -296,7 +317,7 @@ func TestAccContainer_addingNetworkModeForcesReplacement(t *testing.T) {
 				ids.AddStateValue(addr, attr("id")),
 				statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(addr, attr("networks"),
-					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("bridge")})),
+					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(acctest.DefaultNetwork(t))})),
 			},
 		},
 		{
