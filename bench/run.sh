@@ -8,6 +8,10 @@
 #   BENCH_N="10 50 200"  sandbox counts
 #   BENCH_ROUNDS=3       rounds per count
 #   BENCH_IMAGE=...      local image (default tfsandbox/busybox:latest)
+#   BENCH_REMOTE_N=50    sandboxes for the remote-engine rounds: the same
+#                        phases through the local socket, over TLS (the
+#                        test TLS engine) and over SSH (the local engine
+#                        behind the test sshd), interleaved; 0 skips them
 #
 # Run through `make bench`, which makes sure an engine and the image exist.
 set -euo pipefail
@@ -39,12 +43,20 @@ export TF_CLI_CONFIG_FILE="$work/dev.tfrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE
 export BENCH_PROVIDER_BINARY="$work/terraform-provider-sandbox" BENCH_RSS_FILE="$work/rss"
 export TF_VAR_image="$image"
 
+remote_n="${BENCH_REMOTE_N:-50}"
+
 cleanup() {
   docker ps -aq --filter name='^/tfbench-' | xargs -r docker rm -f >/dev/null 2>&1 || true
+  if [ "$remote_n" != 0 ]; then
+    # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+    env $("$repo/scripts/engines.sh" env tls) docker ps -aq --filter name='^/tfbench-' |
+      env $("$repo/scripts/engines.sh" env tls) xargs -r docker rm -f >/dev/null 2>&1 || true
+  fi
 }
 trap cleanup EXIT
 cleanup
 
+base_path="$PATH"
 results="$work/results.tsv"
 : >"$results"
 
@@ -70,7 +82,7 @@ tf() {
   fi
   local peak
   peak="$(sort -n "$BENCH_RSS_FILE" | tail -n 1)"
-  printf '%s\tprovider\t%s\t%s\t%s\n' "$n" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" >>"$results"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" >>"$results"
 }
 
 # Terraform's and the provider's own start-up: a plan of no sandboxes.
@@ -92,6 +104,25 @@ for n in $counts; do
   done
 done
 
+# The same phases against the local socket, the TLS engine and the SSH
+# host, interleaved, at BENCH_REMOTE_N.
+if [ "$remote_n" != 0 ]; then
+  "$repo/scripts/engines.sh" start tls ssh
+  for round in $(seq "$rounds"); do
+    for where in local tls ssh; do
+      echo "== N=$remote_n round $round/$rounds: provider over $where"
+      # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+      export $("$repo/scripts/engines.sh" env "$where")
+      tf apply "$remote_n" apply -auto-approve
+      tf plan "$remote_n" plan -detailed-exitcode
+      tf destroy "$remote_n" destroy -auto-approve
+      unset DOCKER_HOST DOCKER_TLS_VERIFY DOCKER_CERT_PATH
+      export PATH="$base_path"
+    done
+  done
+  unset where
+fi
+
 echo
 echo "Medians of $rounds interleaved rounds; engine $(docker version -f '{{.Server.Version}}'), $(nproc) cores, $(terraform version | head -n 1)."
 echo "apply = create and start (floor) / terraform apply; plan = inspect / terraform plan (refresh);"
@@ -108,6 +139,7 @@ awk -F'\t' '
     }
     return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
   }
+  $2 != "provider" && $2 != "floor" { next }
   {
     key = $1 SUBSEP $3
     if ($3 == "overhead") { overhead = overhead " " $4; next }
@@ -125,3 +157,30 @@ awk -F'\t' '
     }
     if (overhead != "") printf "\nterraform plan of 0 sandboxes (CLI and provider start-up): %.2f s\n", median(overhead)
   }' "$results" | tee "$work/table.md"
+
+if [ "$remote_n" != 0 ]; then
+  echo
+  echo "Remote engines, N=$remote_n, medians of $rounds interleaved rounds: the same phases through the local"
+  echo "socket, over TLS (a second dockerd on 127.0.0.1) and over SSH (the local engine behind sshd on 127.0.0.1)."
+  echo
+  awk -F'\t' -v n="$remote_n" '
+    function median(list,   a, k, i, j, t) {
+      k = split(list, a, " ")
+      for (i = 2; i <= k; i++) {
+        t = a[i] + 0
+        for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+        a[j + 1] = t
+      }
+      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+    }
+    $1 == n && ($2 == "local" || $2 == "tls" || $2 == "ssh") { secs[$2, $3] = secs[$2, $3] " " $4 }
+    END {
+      printf "| phase   | local (s) | TLS (s) | TLS / local | SSH (s) | SSH / local |\n"
+      printf "|---------|----------:|--------:|------------:|--------:|------------:|\n"
+      split("apply plan destroy", phases, " ")
+      for (i = 1; i <= 3; i++) {
+        p = phases[i]; l = median(secs["local", p]); tl = median(secs["tls", p]); s = median(secs["ssh", p])
+        printf "| %-7s | %9.2f | %7.2f | %10.2fx | %7.2f | %10.2fx |\n", p, l, tl, (l > 0 ? tl / l : 0), s, (l > 0 ? s / l : 0)
+      }
+    }' "$results" | tee "$work/remote.md"
+fi
