@@ -1,8 +1,10 @@
 package provider_test
 
 import (
+	"net"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -16,11 +18,39 @@ var protoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, erro
 }
 
 func TestAccProvider_unreachableEngineNamesEndpoint(t *testing.T) {
+	// An address that takes the connection and never answers, as a
+	// black-holed or frozen engine does.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 64)
+	t.Cleanup(func() {
+		_ = silent.Close()
+		for len(held) > 0 {
+			_ = (<-held).Close()
+		}
+	})
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case held <- conn:
+			default:
+				_ = conn.Close()
+			}
+		}
+	}()
 	for name, host := range map[string]string{
 		"missing socket": "unix:///nonexistent/sandbox-test/docker.sock",
 		"closed port":    "tcp://127.0.0.1:1",
+		"silent address": "tcp://" + silent.Addr().String(),
 	} {
 		t.Run(name, func(t *testing.T) {
+			start := time.Now()
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: protoV6ProviderFactories,
 				Steps: []resource.TestStep{
@@ -39,6 +69,11 @@ resource "sandbox_container" "test" {
 					},
 				},
 			})
+			// Configure pings for at most 15 s; the plan around it
+			// takes a few more.
+			if elapsed := time.Since(start); elapsed > time.Minute {
+				t.Errorf("failing took %s", elapsed)
+			}
 		})
 	}
 }
