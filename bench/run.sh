@@ -47,7 +47,7 @@ remote_n="${BENCH_REMOTE_N:-50}"
 
 cleanup() {
   docker ps -aq --filter name='^/tfbench-' | xargs -r docker rm -f >/dev/null 2>&1 || true
-  if [ "$remote_n" != 0 ]; then
+  if [ "$remote_n" != 0 ] && [ -d "$repo/.build/engines/tls/client" ]; then
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
     env $("$repo/scripts/engines.sh" env tls) docker ps -aq --filter name='^/tfbench-' |
       env $("$repo/scripts/engines.sh" env tls) xargs -r docker rm -f >/dev/null 2>&1 || true

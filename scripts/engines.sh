@@ -203,6 +203,9 @@ EOF
   printf '#!/bin/sh\nexec %s -F %s "$@"\n' "$(command -v ssh)" "$d/ssh_config" >"$d/bin/ssh"
   chmod 755 "$d/bin/ssh"
   if ! alive "$(cat "$d/sshd.pid" 2>/dev/null || true)"; then
+    if ss -Hltn "sport = :$ssh_port" 2>/dev/null | grep -q .; then
+      die "ssh: port $ssh_port is taken by another process (another clone's test sshd? stop it with its scripts/engines.sh stop ssh), or set SANDBOX_SSH_PORT"
+    fi
     say "ssh: starting sshd on 127.0.0.1:$ssh_port"
     "$(command -v sshd || echo /usr/sbin/sshd)" -f "$d/sshd_config" -E "$d/sshd.log"
   fi
@@ -211,7 +214,11 @@ EOF
   say "ssh: answering; the far side is the local engine"
 }
 
-stop_ssh() { stop_pid "$state/ssh/sshd.pid"; }
+stop_ssh() {
+  stop_pid "$state/ssh/sshd.pid"
+  # A test sshd another clone of this repository started.
+  pkill -TERM -f 'sshd -f .*/engines/ssh/sshd_config' 2>/dev/null || true
+}
 
 # --- Podman ------------------------------------------------------------------
 
@@ -252,7 +259,11 @@ EOF
   say "podman: answering, image loaded"
 }
 
-stop_podman() { stop_pid "$state/podman/service.pid"; rm -f "$podman_sock"; }
+stop_podman() {
+  stop_pid "$state/podman/service.pid"
+  pkill -TERM -f "podman system service --time=0 unix://$podman_sock" 2>/dev/null || true
+  rm -f "$podman_sock"
+}
 
 # test_env names the TLS engine and the SSH host for the connection tests,
 # whichever engine the suite runs against.

@@ -1,6 +1,13 @@
-# The local engine, or whatever DOCKER_HOST, DOCKER_TLS_VERIFY and
-# DOCKER_CERT_PATH say, as the docker CLI reads them.
+# The engine the docker CLI would use: DOCKER_CONTEXT, DOCKER_HOST (with
+# DOCKER_TLS_VERIFY and DOCKER_CERT_PATH), the current docker context, or
+# the local socket.
 provider "sandbox" {}
+
+# A context made with `docker context create build-0 --docker host=...`.
+provider "sandbox" {
+  alias   = "build_0"
+  context = "build-0"
+}
 
 # Podman's Docker-compatible API on its socket
 # (`podman system service unix:///run/podman/podman.sock`).

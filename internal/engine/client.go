@@ -36,6 +36,10 @@ type Config struct {
 	CAPEM, CertPEM, KeyPEM string
 	// SSHOpts are extra arguments for the ssh client of an ssh:// host.
 	SSHOpts []string
+	// Context names a docker CLI context (`docker context ls`) instead of
+	// Host; empty means DOCKER_CONTEXT, then DOCKER_HOST, then the docker
+	// CLI's current context.
+	Context string
 }
 
 // Client talks to one Docker engine.
@@ -80,7 +84,11 @@ func ResolveHost(host string) string {
 // itself (for ssh:// hosts, the ssh client starts with the first call):
 // call Ping for that.
 func New(cfg Config) (*Client, error) {
-	endpoint := ResolveHost(cfg.Host)
+	target, err := resolve(cfg)
+	if err != nil {
+		return nil, err
+	}
+	endpoint := target.host
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Scheme == "" {
 		return nil, fmt.Errorf("invalid Docker engine endpoint %q: write unix:///path/to/engine.sock, "+
@@ -92,6 +100,15 @@ func New(cfg Config) (*Client, error) {
 	material, err := tlsFor(cfg, u.Scheme)
 	if err != nil {
 		return nil, err
+	}
+	if target.context != "" {
+		// A context brings its own TLS material, and the docker CLI
+		// ignores the TLS environment variables for it.
+		if material != nil && (cfg.CertPath != "" || cfg.CAPEM != "" || cfg.CertPEM != "" || cfg.KeyPEM != "") {
+			return nil, fmt.Errorf("docker context %q brings its own TLS material: remove cert_path, ca_pem, "+
+				"cert_pem and key_pem, or give host instead of the context", target.context)
+		}
+		material = target.tls
 	}
 	transport := &http.Transport{
 		TLSHandshakeTimeout: handshakeTimeout,

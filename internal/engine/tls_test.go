@@ -114,10 +114,13 @@ func pingHandler() http.Handler {
 	})
 }
 
+// noDockerEnv clears the Docker environment, the docker CLI's current
+// context included, for the test.
 func noDockerEnv(t *testing.T) {
-	for _, key := range []string{client.EnvOverrideHost, client.EnvTLSVerify, client.EnvOverrideCertPath} {
+	for _, key := range []string{client.EnvOverrideHost, client.EnvTLSVerify, client.EnvOverrideCertPath, envContext} {
 		t.Setenv(key, "")
 	}
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
 }
 
 func ping(t *testing.T, cfg Config) error {

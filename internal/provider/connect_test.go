@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,9 +30,10 @@ import (
 // withoutDockerEnv makes the provider block the only source of connection
 // settings, whichever engine the suite runs against.
 func withoutDockerEnv(t *testing.T) {
-	for _, key := range []string{client.EnvOverrideHost, client.EnvTLSVerify, client.EnvOverrideCertPath} {
+	for _, key := range []string{client.EnvOverrideHost, client.EnvTLSVerify, client.EnvOverrideCertPath, "DOCKER_CONTEXT"} {
 		t.Setenv(key, "")
 	}
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
 }
 
 func sandboxConfig(provider, name string) string {
@@ -90,6 +92,26 @@ func TestAccProvider_tlsEngine(t *testing.T) {
 				// The same material given inline plans nothing.
 				Config:   sandboxConfig(inline, name),
 				PlanOnly: true,
+			},
+			{
+				// So does a docker CLI context made with `docker context
+				// create`, by name...
+				PreConfig: func() {
+					cmd := exec.Command("docker", "context", "create", "tls-engine", "--docker", fmt.Sprintf(
+						"host=%s,ca=%s,cert=%s,key=%s", tlsEngine.Host, filepath.Join(tlsEngine.CertPath, "ca.pem"),
+						filepath.Join(tlsEngine.CertPath, "cert.pem"), filepath.Join(tlsEngine.CertPath, "key.pem")))
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("docker context create: %v\n%s", err, out)
+					}
+				},
+				Config:   sandboxConfig(`  context = "tls-engine"`, name),
+				PlanOnly: true,
+			},
+			{
+				// ...and as DOCKER_CONTEXT, with no provider settings.
+				PreConfig: func() { t.Setenv("DOCKER_CONTEXT", "tls-engine") },
+				Config:    sandboxConfig("", name),
+				PlanOnly:  true,
 			},
 		},
 	})

@@ -50,6 +50,7 @@ type providerModel struct {
 	CertPEM  types.String `tfsdk:"cert_pem"`
 	KeyPEM   types.String `tfsdk:"key_pem"`
 	SSHOpts  types.List   `tfsdk:"ssh_opts"`
+	Context  types.String `tfsdk:"context"`
 }
 
 // Metadata names the provider.
@@ -67,13 +68,27 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"host": schema.StringAttribute{
 				MarkdownDescription: "Address of the engine (Docker, or Podman's Docker-compatible API): " +
 					"`unix:///path/to/engine.sock`, `tcp://HOST:PORT` or `ssh://[USER@]HOST[:PORT][/REMOTE/SOCKET]`. " +
-					"Defaults to the `DOCKER_HOST` environment variable, then to `unix:///var/run/docker.sock`. " +
+					"Defaults to the docker CLI's choice: `DOCKER_CONTEXT`, `DOCKER_HOST`, the current docker " +
+					"context, then `unix:///var/run/docker.sock` (see `context`). " +
 					"An `ssh://` host is reached through one OpenSSH client process that forwards the remote " +
 					"engine's socket (default `/var/run/docker.sock`; name another in the URL's path, for example " +
 					"`ssh://builder@build-1/run/podman/podman.sock`), using your `~/.ssh/config`, `known_hosts`, " +
 					"identities and `ssh-agent`. The provider checks that the engine answers when it is " +
 					"configured, and fails within about 15 seconds when it does not.",
 				Optional: true,
+			},
+			"context": schema.StringAttribute{
+				MarkdownDescription: "Name of a docker CLI context (`docker context ls`) whose Docker endpoint and " +
+					"TLS material to use, read from the docker CLI's context store (`DOCKER_CONFIG`, or " +
+					"`~/.docker`). Conflicts with `host`. Without `host` and `context`, the provider follows the " +
+					"docker CLI: `DOCKER_CONTEXT`, then `DOCKER_HOST`, then the CLI's current context " +
+					"(`docker context use`), then the local socket. A context that skips TLS verification is " +
+					"refused.",
+				Optional: true,
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.ConflictsWith(path.MatchRoot("host")),
+				},
 			},
 			"cert_path": schema.StringAttribute{
 				MarkdownDescription: "Directory holding `ca.pem` (the CA that signed the engine's certificate), " +
@@ -174,7 +189,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 // settings are the provider block's attributes by name.
 func (m providerModel) settings() map[string]attr.Value {
 	return map[string]attr.Value{"host": m.Host, "cert_path": m.CertPath, "ca_pem": m.CAPEM,
-		"cert_pem": m.CertPEM, "key_pem": m.KeyPEM, "ssh_opts": m.SSHOpts}
+		"cert_pem": m.CertPEM, "key_pem": m.KeyPEM, "ssh_opts": m.SSHOpts, "context": m.Context}
 }
 
 // engineConfig turns the provider block into the engine client's
@@ -186,6 +201,7 @@ func (m providerModel) engineConfig(ctx context.Context) (engine.Config, diag.Di
 		CAPEM:    m.CAPEM.ValueString(),
 		CertPEM:  m.CertPEM.ValueString(),
 		KeyPEM:   m.KeyPEM.ValueString(),
+		Context:  m.Context.ValueString(),
 	}
 	diags := m.SSHOpts.ElementsAs(ctx, &cfg.SSHOpts, false)
 	return cfg, diags
