@@ -36,7 +36,7 @@ func TestAccContainer_cliPlanExplainsLostIsolation(t *testing.T) {
 	for _, want := range []string{
 		`network_mode = "bridge" -> "none" # forces replacement`,
 		"Sandbox lost its network isolation",
-		`attached to network "bridge"`,
+		`the engine has attached it to network "bridge" (its network mode still reads "none")`,
 		"Networks found: bridge",
 		"Plan: 1 to add, 0 to change, 1 to destroy.",
 	} {

@@ -176,6 +176,7 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 		{"security_opts = [\"seccomp=unconfined\"]\n  allow_unconfined = false", `Security option disables confinement`},
 		{`security_opts = ["no-new-privileges"]`, `Attribute security_opts\[Value\("no-new-privileges"\)\] must be key=value`},
 		{`tmpfs = { "tmp" = "" }`, `Attribute tmpfs\["tmp"\] must be a clean absolute path`},
+		{`tmpfs = { "/w" = "rw,size=64MB" }`, `tmpfs\["/w"\]\s+has\s+the\s+option\s+"size=64MB",\s+which\s+tmpfs\s+does\s+not\s+take`},
 		{`runtime = ""`, `Attribute runtime string length must be at least 1`},
 		{"network_mode = \"none\"\n  ports = [{ internal = 80 }]", `Ports need a network.*ports = `},
 		{`ports = [{ internal = 0 }]`, `\.internal\s+value must be between 1 and 65535`},
@@ -188,7 +189,8 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 		{`files = { "/a" = { content = "x", mode = "999" } }`, `must be octal permission bits`},
 		{"read_only = true\n  files = { \"/a\" = { content = \"x\" } }", `Files need a writable root filesystem.*files = `},
 		{"tmpfs = { \"/work\" = \"\" }\n  files = { \"/work/a\" = { content = \"x\" } }", `File hidden by a tmpfs mount.*files\["/work/a"\] is under the tmpfs mount /work`},
-		{"env = { A = \"1\" }\n  env_wo = { A = \"2\" }", `Variable set twice.*env_wo\["A"\] is also in env`},
+		{"env = { A = \"1\" }\n  env_wo = { A = \"2\" }\n  env_wo_version = 1", `Variable set twice.*env_wo\["A"\] is also in env`},
+		{`env_wo = { A = "2" }`, `Secret\s+version\s+missing.*env_wo\s+needs\s+env_wo_version.*raise\s+env_wo_version`},
 		{`labels = { "tfsandbox.secret-env-names" = "A" }`, `labels.*value must be none of`},
 	}
 	steps := make([]resource.TestStep, len(cases))
@@ -296,4 +298,31 @@ resource "sandbox_container" "test" {
 	})
 	acctest.Test(t, steps)
 	acctest.ExpectNoContainers(t, name, "inputs refused at plan time")
+}
+
+// The engine mounts tmpfs noexec unless the options say exec, as the docs
+// say: a script written there runs only with exec.
+func TestAccContainer_tmpfsExecOnlyWhenAsked(t *testing.T) {
+	name := acctest.Name(t)
+	acctest.Test(t, []resource.TestStep{{
+		Config: acctest.Config(name, `
+  network_mode = "none"
+  tmpfs = {
+    "/scratch"   = "rw,size=8m"
+    "/workspace" = "rw,exec,size=8m"
+  }
+`),
+		ConfigStateChecks: []statecheck.StateCheck{
+			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+				const script = `printf '#!/bin/sh\necho ran\n' > %[1]s/s && chmod +x %[1]s/s && %[1]s/s`
+				if out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", fmt.Sprintf(script, "/workspace")); err != nil || !strings.Contains(out, "ran") {
+					return fmt.Errorf("a script in the exec tmpfs did not run (%s): %s", acctest.ErrText(err), out)
+				}
+				if _, err := acctest.ExecOK(ctx, t, id, "sh", "-c", fmt.Sprintf(script, "/scratch")); err == nil {
+					return fmt.Errorf("a script in a tmpfs without exec ran")
+				}
+				return nil
+			}),
+		},
+	}})
 }

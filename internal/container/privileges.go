@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -156,14 +157,19 @@ func privilegeAttributes() map[string]schema.Attribute {
 		},
 		"tmpfs": schema.MapAttribute{
 			MarkdownDescription: "In-memory filesystems to mount, by absolute path, each with its mount " +
-				"options (`\"\"` for the engine's defaults, or for example `\"rw,size=64m,mode=1777\"`). " +
-				"Their contents are lost when the sandbox stops. Changing it forces replacement.",
+				"options (`\"\"` for the engine's defaults, or for example `\"rw,size=64m,mode=1777\"`; sizes " +
+				"in the kernel's units: bytes, `k`, `m`, `g` or `%` of memory). The engine mounts them " +
+				"`noexec,nosuid,nodev` unless told otherwise: add `exec` to let the sandbox run programs it " +
+				"writes there (`\"rw,exec,size=256m\"`). Their contents are lost when the sandbox stops. " +
+				"Changing it forces replacement.",
 			ElementType:   types.StringType,
 			Optional:      true,
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			Validators: []validator.Map{
 				mapvalidator.SizeAtLeast(1),
 				mapvalidator.KeysAre(validators.AbsolutePath()),
+				mapvalidator.ValueStringsAre(validators.String(
+					"must be comma-separated tmpfs mount options", tmpfsOptionsProblem)),
 			},
 		},
 		"runtime": schema.StringAttribute{
@@ -405,4 +411,47 @@ func (p privilegesModel) validate() diag.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// tmpfsFlags are the tmpfs mount options that take no value.
+var tmpfsFlags = []string{
+	"rw", "ro", "exec", "noexec", "suid", "nosuid", "dev", "nodev", "sync", "async", "atime", "noatime",
+	"relatime", "norelatime", "strictatime", "diratime", "nodiratime", "tmpcopyup", "notmpcopyup",
+}
+
+var (
+	tmpfsSize   = regexp.MustCompile(`^[0-9]+[kmg]?$|^[0-9]+%$`)
+	tmpfsNumber = regexp.MustCompile(`^[0-9]+[kmg]?$`)
+	tmpfsMode   = regexp.MustCompile(`^[0-7]{3,4}$`)
+	tmpfsID     = regexp.MustCompile(`^[0-9]+$`)
+)
+
+// tmpfsOptionsProblem parses tmpfs mount options as the kernel takes them,
+// so that a mistake fails the plan instead of the create.
+func tmpfsOptionsProblem(options string) string {
+	if options == "" {
+		return ""
+	}
+	for _, opt := range strings.Split(options, ",") {
+		key, value, hasValue := strings.Cut(opt, "=")
+		var ok bool
+		switch key {
+		case "size":
+			ok = tmpfsSize.MatchString(value)
+		case "nr_inodes", "nr_blocks":
+			ok = tmpfsNumber.MatchString(value)
+		case "mode":
+			ok = tmpfsMode.MatchString(value)
+		case "uid", "gid":
+			ok = tmpfsID.MatchString(value)
+		default:
+			ok = !hasValue && slices.Contains(tmpfsFlags, key)
+		}
+		if !ok {
+			return fmt.Sprintf("has the option %q, which tmpfs does not take: sizes are a number of bytes "+
+				"with k, m or g (64m, not 64MB) or a percentage of memory, mode is octal (1777), uid and gid "+
+				"are numbers, and the flags are %s", opt, strings.Join(tmpfsFlags, ", "))
+		}
+	}
+	return ""
 }

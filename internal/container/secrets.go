@@ -50,9 +50,11 @@ func secretAttributes() map[string]schema.Attribute {
 			Validators:  []validator.Map{mapvalidator.KeysAre(envNameValidator())},
 		},
 		"env_wo_version": schema.Int64Attribute{
-			MarkdownDescription: "Any number; change it to replace the sandbox with the current `env_wo` values.",
-			Optional:            true,
-			PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+			MarkdownDescription: "Required with `env_wo`: any number. Terraform cannot see `env_wo` change, so to " +
+				"rotate the secrets change `env_wo` and raise `env_wo_version` in the same apply, which replaces " +
+				"the sandbox with the new values.",
+			Optional:      true,
+			PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 		},
 	}
 }
@@ -79,6 +81,14 @@ func withoutSecrets(env map[string]string, labels map[string]string) map[string]
 // validate rejects a variable both in env and in env_wo.
 func (s secretsModel) validate(env types.Map) diag.Diagnostics {
 	var diags diag.Diagnostics
+	if !s.EnvWO.IsNull() && s.EnvWOVersion.IsNull() {
+		// Terraform never sees env_wo change, so without a version there
+		// would be no way to roll its values later.
+		diags.AddAttributeError(path.Root("env_wo_version"), "Secret version missing",
+			"Attribute env_wo needs env_wo_version. Terraform never stores env_wo, so it cannot see its "+
+				"values change: to rotate the secrets, change env_wo and raise env_wo_version in the same "+
+				"apply, which replaces the sandbox with the new values. Start with env_wo_version = 1.")
+	}
 	if !values.Known(s.EnvWO) || !values.Known(env) {
 		return diags
 	}

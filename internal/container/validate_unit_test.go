@@ -204,3 +204,16 @@ func TestUnconfined(t *testing.T) {
 		}
 	}
 }
+
+func TestTmpfsOptions(t *testing.T) {
+	for _, ok := range []string{"", "rw,size=64m,mode=1777", "rw,exec,size=256m", "size=50%,nr_inodes=10k", "uid=65534,gid=65534,mode=0700", "ro,noexec,nosuid,nodev"} {
+		if p := tmpfsOptionsProblem(ok); p != "" {
+			t.Errorf("%q refused: %s", ok, p)
+		}
+	}
+	for _, bad := range []string{"size=64MB", "size=", "mode=rwx", "uid=nobody", "rw,,size=1m", "exec=1", "bogus"} {
+		if p := tmpfsOptionsProblem(bad); p == "" {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -66,8 +66,8 @@ func Assess(c container.InspectResponse) Verdict {
 		return Verdict{
 			Mode:     strings.Join(others, ","),
 			Networks: networks,
-			Reason: fmt.Sprintf("its network mode is still %q but it is attached to %s",
-				NoneMode, describeNetworks(others)),
+			Reason: fmt.Sprintf("the engine has attached it to %s (its network mode still reads %q)",
+				describeNetworks(others), NoneMode),
 		}
 	}
 

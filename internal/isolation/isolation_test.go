@@ -60,7 +60,7 @@ func TestAssess(t *testing.T) {
 		"Podman: none, then attached to its default network": {
 			in: inspect("none", "podman"),
 			want: Verdict{Mode: "podman", Networks: []string{"podman"},
-				Reason: `its network mode is still "none" but it is attached to network "podman"`},
+				Reason: `the engine has attached it to network "podman" (its network mode still reads "none")`},
 		},
 		"bridge mode": {
 			in: inspect("bridge", "bridge"),
@@ -90,12 +90,12 @@ func TestAssess(t *testing.T) {
 		"none mode disconnected and reconnected to bridge": {
 			in: inspect("none", "bridge"),
 			want: Verdict{Mode: "bridge", Networks: []string{"bridge"},
-				Reason: `its network mode is still "none" but it is attached to network "bridge"`},
+				Reason: `the engine has attached it to network "bridge" (its network mode still reads "none")`},
 		},
 		"none mode still on none and also on user networks": {
 			in: inspect("none", "none", "prod", "backend"),
 			want: Verdict{Mode: "backend,prod", Networks: []string{"backend", "none", "prod"},
-				Reason: `its network mode is still "none" but it is attached to networks "backend", "prod"`},
+				Reason: `the engine has attached it to networks "backend", "prod" (its network mode still reads "none")`},
 		},
 		"no host configuration fails closed": {
 			in: noHostConfig,
