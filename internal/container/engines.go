@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -40,14 +41,95 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 		refuseTmpfsOwners(plan["tmpfs"], resp)
 		refuseInlineSeccomp(plan["security_opts"], resp)
 	}
-	if state == nil || r.client.CanUpdateLimits(ctx) {
+	facts, err := r.client.Facts(ctx)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Engine limits not checked", fmt.Sprintf(
+			"The engine at %s did not say how much memory, how many CPUs and which runtimes it has (%v), so "+
+				"the plan could not check memory, cpus and runtime against them.", r.client.Endpoint(), err))
 		return
 	}
+	r.checkAgainstEngine(plan, facts, resp)
+	if state == nil {
+		return
+	}
+	runtime := stringValue(state["runtime"])
+	inPlace := r.client.CanUpdateLimits(ctx) && facts.UpdatesLimitsInPlace(runtime)
+	if inPlace {
+		return
+	}
+	var changed []string
 	for _, name := range inPlaceLimits {
 		if !plan[name].Equal(state[name]) {
 			resp.RequiresReplace.Append(path.Root(name))
+			changed = append(changed, name)
 		}
 	}
+	if len(changed) == 0 {
+		return
+	}
+	why := fmt.Sprintf("the sandbox runs under the runtime %q, which cannot change the limits of a running "+
+		"sandbox (gVisor keeps the limits it started with)", runtimeName(runtime, facts))
+	if !r.client.CanUpdateLimits(ctx) {
+		why = fmt.Sprintf("the engine at %s is %s, whose Docker-compatible API cannot change a container's "+
+			"limits", r.client.Endpoint(), r.client.Kind(ctx))
+	}
+	resp.Diagnostics.AddWarning("Limit change replaces the sandbox", fmt.Sprintf(
+		"Changing %s replaces the sandbox with a new one that has the new limits: %s.",
+		strings.Join(changed, ", "), why))
+}
+
+// checkAgainstEngine refuses, at plan time, memory and CPUs the engine does
+// not have and a runtime it does not know: the usual mistakes are bytes
+// for MiB and millicores for CPUs.
+func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engine.Facts, resp *resource.ModifyPlanResponse) {
+	engineMiB := facts.MemTotal / mib
+	for _, name := range []string{"memory", "memory_swap"} {
+		if v, ok := numberValue(plan[name]); ok && facts.MemTotal > 0 && v > float64(engineMiB) && !(name == "memory_swap" && v == -1) {
+			resp.Diagnostics.AddAttributeError(path.Root(name), "More memory than the engine has", fmt.Sprintf(
+				"%s = %.0f MiB is more than the %d MiB of memory the engine at %s has. %s is in MiB: 512 "+
+					"means 512 MiB (536870912 would be 512 TiB).", name, v, engineMiB, r.client.Endpoint(), name))
+		}
+	}
+	if v, ok := numberValue(plan["cpus"]); ok && facts.NCPU > 0 && v > float64(facts.NCPU) {
+		resp.Diagnostics.AddAttributeError(path.Root("cpus"), "More CPUs than the engine has", fmt.Sprintf(
+			"cpus = %g is more than the %d CPUs of the engine at %s. cpus counts CPUs: 0.5 is half of one "+
+				"(500 would be 500 CPUs, not 500 millicores).", v, facts.NCPU, r.client.Endpoint()))
+	}
+	if runtime := stringValue(plan["runtime"]); runtime != "" && len(facts.Runtimes) > 0 {
+		if _, ok := facts.Runtimes[runtime]; !ok {
+			resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime unknown to the engine", fmt.Sprintf(
+				"runtime = %q is not among the runtimes of the engine at %s: %s. Use one of those names, or "+
+					"register the runtime with the engine (for gVisor: `make runsc`, or runsc in "+
+					"/etc/docker/daemon.json's runtimes).", runtime, r.client.Endpoint(),
+				strings.Join(slices.Sorted(maps.Keys(facts.Runtimes)), ", ")))
+		}
+	}
+}
+
+func runtimeName(runtime string, facts engine.Facts) string {
+	if runtime == "" {
+		return facts.DefaultRuntime
+	}
+	return runtime
+}
+
+// stringValue is a known string's value, else "".
+func stringValue(v tftypes.Value) string {
+	var s string
+	if !v.IsKnown() || v.IsNull() || v.As(&s) != nil {
+		return ""
+	}
+	return s
+}
+
+// numberValue is a known number's value.
+func numberValue(v tftypes.Value) (float64, bool) {
+	var n big.Float
+	if !v.IsKnown() || v.IsNull() || v.As(&n) != nil {
+		return 0, false
+	}
+	f, _ := n.Float64()
+	return f, true
 }
 
 // refuseTmpfsOwners refuses the uid= and gid= tmpfs options, which Podman

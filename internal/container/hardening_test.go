@@ -270,6 +270,10 @@ func TestAccContainer_wideningOrBrokenInputsRejectedAtPlan(t *testing.T) {
 		{`memory = 17592186044426`, `Attribute memory value must be between 6 and 16777216`},
 		{`shm_size = 17592186044416`, `Attribute shm_size value must be between 1 and 16777216`},
 		{`cpus = 1000000000000`, `Attribute cpus value must be between 0.010000 and 1024.000000`},
+		// Checked against what the engine reports (2 CPUs and 24 GiB here).
+		{`memory = 1048576`, `More memory than the engine has.*memory = 1048576 MiB is more than the \d+ MiB`},
+		{`cpus = 500`, `More CPUs than the engine has.*not 500 millicores`},
+		{`runtime = "gvisor"`, `(runtime = "gvisor" is not among the runtimes of the engine|ignores the runtime)`},
 		{`files = { "/proc/sys/x" = { content = "x" } }`, `files\["/proc/sys/x"\] must not be under /proc, /sys, /dev`},
 		{`files = { "/dev/x" = { content = "x" } }`, `files\["/dev/x"\] must not be under /proc, /sys, /dev`},
 		{`user = "root;rm"`, `Attribute user must be a user name or ID`},

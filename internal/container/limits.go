@@ -80,7 +80,9 @@ func nullLimits() limitsModel {
 }
 
 func limitAttributes() map[string]schema.Attribute {
-	inPlace := "Changing it is applied to the running sandbox and checked; removing it forces replacement."
+	inPlace := "Changing it is applied to the running sandbox and checked where the runtime and engine allow " +
+		"(runc on Docker); under gVisor (`runsc`) and on Podman a change replaces the sandbox, and the plan " +
+		"says why. Removing it forces replacement. The plan refuses more than the engine has."
 	return map[string]schema.Attribute{
 		"memory": schema.Int64Attribute{
 			MarkdownDescription: fmt.Sprintf("Memory limit in MiB (%d to %d). The kernel kills processes of "+

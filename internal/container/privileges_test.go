@@ -187,11 +187,11 @@ func TestAccContainer_gVisorRuntime(t *testing.T) {
 		acctest.ExpectNoContainers(t, name, "the refused plan")
 		return
 	}
+	gvisor := func(memory int) string {
+		return acctest.Config(name, fmt.Sprintf("  network_mode = \"none\"\n  runtime      = \"runsc\"\n  memory       = %d\n", memory))
+	}
 	acctest.Test(t, []resource.TestStep{{
-		Config: acctest.Config(name, `
-  network_mode = "none"
-  runtime      = "runsc"
-`),
+		Config: gvisor(256),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(addr, attr("runtime"), knownvalue.StringExact("runsc")),
 			acctest.ExpectIsolated(t, addr),
@@ -214,6 +214,22 @@ func TestAccContainer_gVisorRuntime(t *testing.T) {
 		ResourceName:      addr,
 		ImportState:       true,
 		ImportStateVerify: true,
+	}, {
+		// gVisor cannot change a running sandbox's limits: the engine says
+		// the runtime is runsc, so the plan replaces it instead of failing
+		// at apply.
+		Config: gvisor(384),
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
+		},
+		ConfigStateChecks: []statecheck.StateCheck{
+			acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+				if c.HostConfig.Runtime != "runsc" || c.HostConfig.Memory != 384*mib {
+					return fmt.Errorf("runtime %q, memory %d", c.HostConfig.Runtime, c.HostConfig.Memory)
+				}
+				return nil
+			}),
+		},
 	}})
 }
 

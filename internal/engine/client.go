@@ -54,6 +54,9 @@ type Client struct {
 	kindMu    sync.Mutex
 	kindKnown bool
 	kind      Kind
+
+	factsMu sync.Mutex
+	facts   *Facts
 }
 
 // Connection settings shared by every kind of endpoint: a bounded dial and

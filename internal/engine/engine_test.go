@@ -82,3 +82,16 @@ func TestOwnershipLabels(t *testing.T) {
 		}
 	}
 }
+
+func TestUpdatesLimitsInPlace(t *testing.T) {
+	f := Facts{DefaultRuntime: "runc", Runtimes: map[string]string{"runc": "runc", "runsc": "/usr/bin/runsc", "gvisor": "/opt/bin/runsc"}}
+	for runtime, want := range map[string]bool{"": true, "runc": true, "runsc": false, "gvisor": false} {
+		if got := f.UpdatesLimitsInPlace(runtime); got != want {
+			t.Errorf("runtime %q: in place %v, want %v", runtime, got, want)
+		}
+	}
+	f.DefaultRuntime = "runsc"
+	if f.UpdatesLimitsInPlace("") {
+		t.Error("the default runtime runsc was taken for one that updates in place")
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -108,4 +109,57 @@ func EffectiveCapabilities(add, drop []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Facts are what the engine reports about itself that bounds a sandbox:
+// its memory, its CPUs and its runtimes.
+type Facts struct {
+	MemTotal int64 // bytes
+	NCPU     int
+	// Runtimes maps each runtime's name to its program's path.
+	Runtimes       map[string]string
+	DefaultRuntime string
+}
+
+// Facts asks the engine, until it has answered once, about its memory,
+// CPUs and runtimes.
+func (c *Client) Facts(ctx context.Context) (Facts, error) {
+	c.factsMu.Lock()
+	defer c.factsMu.Unlock()
+	if c.facts != nil {
+		return *c.facts, nil
+	}
+	var f Facts
+	err := c.within(ctx, "the request for the engine's facts", QuickCallTimeout, func(ctx context.Context) error {
+		info, err := c.api.Info(ctx)
+		if err != nil {
+			return err
+		}
+		f = Facts{MemTotal: info.MemTotal, NCPU: info.NCPU, DefaultRuntime: info.DefaultRuntime,
+			Runtimes: map[string]string{}}
+		for name, rt := range info.Runtimes {
+			f.Runtimes[name] = rt.Path
+		}
+		return nil
+	})
+	if err != nil {
+		return f, err
+	}
+	c.facts = &f
+	return f, nil
+}
+
+// UpdatesLimitsInPlace reports whether a container under the named runtime
+// ("" for the engine's default) can have its limits changed while it runs:
+// runc can; gVisor (runsc) cannot, its sandbox keeps the limits it started
+// with.
+func (f Facts) UpdatesLimitsInPlace(runtime string) bool {
+	if runtime == "" {
+		runtime = f.DefaultRuntime
+	}
+	path := f.Runtimes[runtime]
+	if path == "" {
+		path = runtime
+	}
+	return filepath.Base(path) != "runsc"
 }
