@@ -93,10 +93,15 @@ func TestValidateCombinations(t *testing.T) {
 		}, "", path.Empty()},
 		{"variable in env and env_wo", func(m *resourceModel) {
 			m.Env, m.EnvWO = values.StringMap(map[string]string{"A": "1"}), values.StringMap(map[string]string{"A": "2"})
+			m.EnvWOVersion = types.Int64Value(1)
 		}, "Variable set twice", path.Root("env_wo").AtMapKey("A")},
 		{"different variables in env and env_wo", func(m *resourceModel) {
 			m.Env, m.EnvWO = values.StringMap(map[string]string{"A": "1"}), values.StringMap(map[string]string{"B": "2"})
+			m.EnvWOVersion = types.Int64Value(1)
 		}, "", path.Empty()},
+		{"env_wo without a version", func(m *resourceModel) {
+			m.EnvWO = values.StringMap(map[string]string{"B": "2"})
+		}, "Secret version missing", path.Root("env_wo_version")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
