@@ -52,6 +52,9 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	if state == nil {
 		return
 	}
+	if !r.client.CanUpdateLimits(ctx) && !plan["restart"].Equal(state["restart"]) {
+		resp.RequiresReplace.Append(path.Root("restart"))
+	}
 	runtime := stringValue(state["runtime"])
 	inPlace := r.client.CanUpdateLimits(ctx) && facts.UpdatesLimitsInPlace(runtime)
 	if inPlace {

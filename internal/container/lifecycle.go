@@ -128,7 +128,7 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 	}
 
 	diags := r.applyLimits(ctx, id, plan.limitsModel, state.limitsModel)
-	if diags.HasError() {
+	if diags.Append(r.applyRestart(ctx, id, plan.restartModel, state.restartModel)...); diags.HasError() {
 		return diags
 	}
 	if diags.Append(r.applyRunState(ctx, id, *plan)...); diags.HasError() {

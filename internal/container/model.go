@@ -47,6 +47,7 @@ type resourceModel struct {
 	filesModel
 	secretsModel
 	timeoutsModel
+	restartModel
 }
 
 // setGroupsNull sets every attribute group but the network to null, as for
@@ -58,6 +59,7 @@ func (m *resourceModel) setGroupsNull() {
 	m.filesModel = nullFiles()
 	m.secretsModel = nullSecrets()
 	m.timeoutsModel = nullTimeouts()
+	m.restartModel = restartModel{Restart: types.StringNull()}
 }
 
 // spec turns a planned sandbox into what the engine is asked to create.
@@ -93,6 +95,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	diags.Append(m.privilegesModel.applyTo(ctx, &spec)...)
 	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
 	diags.Append(m.portsModel.applyTo(ctx, &spec)...)
+	m.restartModel.applyTo(&spec)
 	recordConfigured(&spec, env)
 	return spec, diags
 }
@@ -129,6 +132,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d e
 	m.privilegesModel.observe(c.HostConfig, d)
 	m.limitsModel.observe(c.HostConfig, d)
 	m.portsModel.observe(ctx, c.HostConfig)
+	m.restartModel.observe(c.HostConfig)
 }
 
 // validate checks combinations of attributes at plan time, each attribute

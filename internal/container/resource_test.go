@@ -465,9 +465,9 @@ func TestAccContainer_stateFromBeforeNetworkModeUpgrades(t *testing.T) {
 			{
 				// Read by the current version: the state upgrades, and with
 				// the configuration keeping what version 0 created (it had no
-				// no_new_privileges) the plan is empty.
+				// no_new_privileges and no restart policy) the plan is empty.
 				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Config:                   acctest.Config(name, `  no_new_privileges = false`),
+				Config:                   acctest.Config(name, "  no_new_privileges = false\n  restart = \"no\""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},

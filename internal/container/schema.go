@@ -65,7 +65,7 @@ func resourceSchema(ctx context.Context) schema.Schema {
 	}
 	for _, group := range []map[string]schema.Attribute{
 		networkAttributes(), privilegeAttributes(), limitAttributes(), portAttributes(), fileAttributes(),
-		secretAttributes(), timeoutAttributes(ctx),
+		secretAttributes(), timeoutAttributes(ctx), restartAttributes(),
 	} {
 		maps.Copy(s.Attributes, group)
 	}

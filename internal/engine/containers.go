@@ -41,6 +41,7 @@ type ContainerSpec struct {
 	ShmSize     int64 // bytes; 0: the engine's default
 	Ulimits     []Ulimit
 	Ports       []PortBinding
+	Restart     string // restart policy; empty: "no"
 }
 
 // Limits are the resource limits the engine can change on a live container.
@@ -114,6 +115,7 @@ func hostConfig(spec ContainerSpec) *container.HostConfig {
 		ShmSize:        spec.ShmSize,
 		Resources:      resources(spec.Limits),
 		PortBindings:   portBindings(spec.Ports),
+		RestartPolicy:  container.RestartPolicy{Name: container.RestartPolicyMode(spec.Restart)},
 	}
 	for _, u := range spec.Ulimits {
 		h.Ulimits = append(h.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
@@ -250,4 +252,22 @@ func ulimitName(name string) string {
 		return strings.ToLower(rest)
 	}
 	return name
+}
+
+// ObservedRestart is the container's restart policy, "no" when it has none.
+func ObservedRestart(h *HostConfig) string {
+	if h.RestartPolicy.Name == "" {
+		return string(container.RestartPolicyDisabled)
+	}
+	return string(h.RestartPolicy.Name)
+}
+
+// UpdateRestartPolicy changes a container's restart policy in place.
+func (c *Client) UpdateRestartPolicy(ctx context.Context, id, policy string) error {
+	return c.within(ctx, "the request to update a container's restart policy", QuickCallTimeout, func(ctx context.Context) error {
+		_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{
+			RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyMode(policy)},
+		})
+		return err
+	})
 }

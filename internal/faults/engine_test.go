@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,5 +94,79 @@ func killDuringApply(t *testing.T, killAfter string) {
 	}
 	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
 		t.Errorf("the plan after converging is not empty:\n%s", plan)
+	}
+}
+
+// stopEngine stops the local dockerd as a host shutdown or an engine
+// upgrade does (SIGTERM, which stops its containers), and waits for it.
+func stopEngine(t *testing.T) {
+	t.Helper()
+	raw, err := os.ReadFile("/var/run/docker.pid")
+	if err != nil {
+		t.Fatalf("reading dockerd's pid file: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatalf("stopping dockerd (pid %d): %v", pid, err)
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+	}
+	t.Fatalf("dockerd (pid %d) did not stop within a minute", pid)
+}
+
+// After the engine restarts, a sandbox with the default restart policy
+// (unless-stopped) runs again by itself and plans nothing; one with
+// restart = "no" is left exited, and the plan starts it in place.
+func TestEngineRestartBringsSandboxesBack(t *testing.T) {
+	requireFaults(t)
+	name := acctest.Name(t)
+	tf := acctest.NewCLI(t, fmt.Sprintf(`
+resource "sandbox_container" "kept" {
+  name         = "%[1]s-kept"
+  image        = %[2]q
+  network_mode = "none"
+}
+
+resource "sandbox_container" "not_kept" {
+  name         = "%[1]s-no"
+  image        = %[2]q
+  network_mode = "none"
+  restart      = "no"
+}
+`, name, acctest.TestImage))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+
+	stopEngine(t)
+	restartEngine(t)
+
+	// The engine restarts unless-stopped containers as it starts.
+	var kept bool
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && !kept; time.Sleep(time.Second) {
+		kept = acctest.Inspect(t, name+"-kept").State.Running
+	}
+	if !kept {
+		t.Fatal("the sandbox with the default restart policy did not come back after the engine restarted")
+	}
+	if info := acctest.Inspect(t, name+"-no"); info.State.Running {
+		t.Fatal(`the sandbox with restart = "no" came back by itself`)
+	}
+	plan := acctest.Flatten(tf.Run("plan"))
+	for _, want := range []string{"sandbox_container.not_kept will be updated in-place", "Plan: 0 to add, 1 to change, 0 to destroy."} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+	tf.Run("apply", "-auto-approve")
+	for _, suffix := range []string{"-kept", "-no"} {
+		if info := acctest.Inspect(t, name+suffix); !info.State.Running || !isolation.Assess(info).Isolated {
+			t.Errorf("%s%s after apply: status %s", name, suffix, info.State.Status)
+		}
 	}
 }
