@@ -98,6 +98,9 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 			"cpus = %g is more than the %d CPUs of the engine at %s. cpus counts CPUs: 0.5 is half of one "+
 				"(500 would be 500 CPUs, not 500 millicores).", v, facts.NCPU, r.client.Endpoint()))
 	}
+	if runtime := stringValue(plan["runtime"]); plan["runtime"].IsKnown() && facts.IsGVisor(runtime) {
+		checkGVisorMinimums(plan, resp)
+	}
 	if runtime := stringValue(plan["runtime"]); runtime != "" && len(facts.Runtimes) > 0 {
 		if _, ok := facts.Runtimes[runtime]; !ok {
 			resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime unknown to the engine", fmt.Sprintf(
@@ -176,5 +179,33 @@ func refuseInlineSeccomp(opts tftypes.Value, resp *resource.ModifyPlanResponse) 
 					"seccomp_profile) and leave it out of security_opts, or place this sandbox on a Docker engine.")
 			return
 		}
+	}
+}
+
+// Under gVisor the limits cover the whole sandbox: its user-space kernel's
+// own threads count in pids_limit (about 40 when idle, more under load, on
+// the test machine) and its memory in memory; an exec that cannot get a
+// thread, or a sandbox over its memory, takes the whole sandbox down.
+// Below these values a sandbox does not start or does not survive an exec.
+const (
+	gVisorMinPids      = 128
+	gVisorMinMemoryMiB = 32
+)
+
+// checkGVisorMinimums refuses limits too small for a gVisor sandbox.
+func checkGVisorMinimums(plan map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
+	if v, ok := numberValue(plan["pids_limit"]); ok && v < gVisorMinPids {
+		resp.Diagnostics.AddAttributeError(path.Root("pids_limit"), "pids_limit too small for gVisor", fmt.Sprintf(
+			"pids_limit = %.0f is below %d, the least a gVisor sandbox works with: under runsc the limit "+
+				"also counts the threads of gVisor's own kernel (about 40 when idle, more under load), and a "+
+				"sandbox that reaches it loses its execs or stops as a whole. Set pids_limit to at least %d "+
+				"(it bounds the sandbox's threads on the host, not the processes inside).",
+			v, gVisorMinPids, gVisorMinPids))
+	}
+	if v, ok := numberValue(plan["memory"]); ok && v < gVisorMinMemoryMiB {
+		resp.Diagnostics.AddAttributeError(path.Root("memory"), "memory too small for gVisor", fmt.Sprintf(
+			"memory = %.0f MiB is below %d MiB, the least a gVisor sandbox works with: under runsc the limit "+
+				"also covers gVisor's own kernel, which needs about 16 MiB to start. Set memory to at least %d.",
+			v, gVisorMinMemoryMiB, gVisorMinMemoryMiB))
 	}
 }

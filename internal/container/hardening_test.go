@@ -274,6 +274,8 @@ func TestAccContainer_wideningOrBrokenInputsRejectedAtPlan(t *testing.T) {
 		{`memory = 1048576`, `More memory than the engine has.*memory = 1048576 MiB is more than the \d+ MiB`},
 		{`cpus = 500`, `More CPUs than the engine has.*not 500 millicores`},
 		{`runtime = "gvisor"`, `(runtime = "gvisor" is not among the runtimes of the engine|ignores the runtime)`},
+		{"runtime = \"runsc\"\n  pids_limit = 64", `(pids_limit too small for gVisor.*at least 128|ignores the runtime)`},
+		{"runtime = \"runsc\"\n  memory = 16", `(memory too small for gVisor.*at least 32|ignores the runtime)`},
 		{`files = { "/proc/sys/x" = { content = "x" } }`, `files\["/proc/sys/x"\] must not be under /proc, /sys, /dev`},
 		{`files = { "/dev/x" = { content = "x" } }`, `files\["/dev/x"\] must not be under /proc, /sys, /dev`},
 		{`user = "root;rm"`, `Attribute user must be a user name or ID`},

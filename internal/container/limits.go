@@ -86,7 +86,9 @@ func limitAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"memory": schema.Int64Attribute{
 			MarkdownDescription: fmt.Sprintf("Memory limit in MiB (%d to %d). The kernel kills processes of "+
-				"the sandbox that would exceed it. When omitted, memory is not limited. %s", minMemoryMiB, maxSizeMiB, inPlace),
+				"the sandbox that would exceed it. When omitted, memory is not limited. Under gVisor (`runsc`) "+
+				"it covers the whole sandbox, gVisor's own kernel included, must be at least 32, and "+
+				"exceeding it kills the whole sandbox. %s", minMemoryMiB, maxSizeMiB, inPlace),
 			Optional:      true,
 			Validators:    []validator.Int64{int64validator.Between(minMemoryMiB, maxSizeMiB)},
 			PlanModifiers: []planmodifier.Int64{planmodifiers.Int64RequiresReplaceWhenRemoved()},
@@ -111,7 +113,9 @@ func limitAttributes() map[string]schema.Attribute {
 		},
 		"pids_limit": schema.Int64Attribute{
 			MarkdownDescription: fmt.Sprintf("Largest number of processes and threads the sandbox may run at "+
-				"once (1 to %d), which stops fork bombs. When omitted, it is not limited. %s", maxPids, inPlace),
+				"once (1 to %d), which stops fork bombs. When omitted, it is not limited. Under gVisor "+
+				"(`runsc`) it counts the host threads of the whole sandbox, gVisor's own kernel included, "+
+				"must be at least 128, and a sandbox that reaches it can stop as a whole. %s", maxPids, inPlace),
 			Optional:      true,
 			Validators:    []validator.Int64{int64validator.Between(1, maxPids)},
 			PlanModifiers: []planmodifier.Int64{planmodifiers.Int64RequiresReplaceWhenRemoved()},

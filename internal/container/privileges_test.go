@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -268,4 +269,44 @@ func TestAccContainer_unsafeCapabilityNeedsEscapeHatch(t *testing.T) {
 			ImportStateVerify: true,
 		},
 	})
+}
+
+// Under gVisor the limits cover the whole sandbox, gVisor's own kernel
+// included: a process that outgrows memory takes the whole sandbox down
+// (the engine's OOM kill of the sandbox), where under runc only that
+// process dies (limitsEnforcedByKernel); with the default restart policy
+// the sandbox comes back by itself.
+func TestAccContainer_gVisorLimitsCoverTheWholeSandbox(t *testing.T) {
+	name := acctest.Name(t)
+	config := acctest.Config(name, `
+  network_mode = "none"
+  runtime      = "runsc"
+  memory       = 64
+  pids_limit   = 128
+`)
+	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+		acctest.Test(t, []resource.TestStep{{
+			Config: config, PlanOnly: true,
+			ExpectError: acctest.Phrase("whose Docker-compatible API ignores the runtime"),
+		}})
+		return
+	}
+	acctest.Test(t, []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: []statecheck.StateCheck{
+			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+				// The exec dies with the sandbox and may never answer.
+				hogCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				defer cancel()
+				_, _ = acctest.Engine(t).Exec(hogCtx, id, "sh", "-c", "head -c 200000000 /dev/zero | sort >/dev/null")
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+					c := acctest.Inspect(t, id)
+					if c.State.OOMKilled || c.RestartCount > 0 {
+						return nil
+					}
+				}
+				return fmt.Errorf("sorting 200 MB under memory = 64 did not take the gVisor sandbox down")
+			}),
+		},
+	}})
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
@@ -30,9 +31,27 @@ func (c *Client) Exec(ctx context.Context, id string, cmd ...string) (ExecResult
 		return ExecResult{}, err
 	}
 	defer att.Close()
+	// The output stream is a hijacked connection that ignores ctx: close it
+	// when ctx ends, so that a command whose sandbox died (gVisor's, over
+	// its memory, never answers) cannot hold the caller past its deadline.
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+			att.Close()
+		case <-finished:
+		}
+	}()
 	var stdout, stderr bytes.Buffer
 	if _, err := stdcopy.StdCopy(&stdout, &stderr, att.Reader); err != nil {
+		if ctx.Err() != nil {
+			return ExecResult{}, fmt.Errorf("the command in container %s did not finish: %w", id, ctx.Err())
+		}
 		return ExecResult{}, err
+	}
+	if ctx.Err() != nil {
+		return ExecResult{}, fmt.Errorf("the command in container %s did not finish: %w", id, ctx.Err())
 	}
 	res, err := c.api.ContainerExecInspect(ctx, created.ID)
 	if err != nil {

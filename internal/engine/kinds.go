@@ -153,7 +153,11 @@ func (c *Client) Facts(ctx context.Context) (Facts, error) {
 // ("" for the engine's default) can have its limits changed while it runs:
 // runc can; gVisor (runsc) cannot, its sandbox keeps the limits it started
 // with.
-func (f Facts) UpdatesLimitsInPlace(runtime string) bool {
+func (f Facts) UpdatesLimitsInPlace(runtime string) bool { return !f.IsGVisor(runtime) }
+
+// IsGVisor reports whether the named runtime ("" for the engine's
+// default) is gVisor: its program is runsc.
+func (f Facts) IsGVisor(runtime string) bool {
 	if runtime == "" {
 		runtime = f.DefaultRuntime
 	}
@@ -161,5 +165,5 @@ func (f Facts) UpdatesLimitsInPlace(runtime string) bool {
 	if path == "" {
 		path = runtime
 	}
-	return filepath.Base(path) != "runsc"
+	return filepath.Base(path) == "runsc"
 }
