@@ -43,7 +43,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 			return added, append(diags, r.nameConflictDiagnostic(ctx, spec.Name, err))
 		}
 		diags.AddError("Cannot create sandbox",
-			fmt.Sprintf("The Docker engine at %s refused to create the container: %v", r.client.Endpoint(), err))
+			fmt.Sprintf("The Docker engine at %s refused to create the container: %s", r.client.Endpoint(), engine.Brief(err)))
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 
@@ -58,8 +58,8 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	if m.Running.ValueBool() {
 		if err := r.client.StartContainer(ctx, id); err != nil {
 			diags.AddError("Cannot start sandbox", fmt.Sprintf(
-				"The Docker engine at %s created container %s but could not start it: %v",
-				r.client.Endpoint(), shortID(id), err))
+				"The Docker engine at %s created container %s but could not start it: %s",
+				r.client.Endpoint(), shortID(id), engine.Brief(err)))
 			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}

@@ -266,7 +266,7 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	}
 	if err := r.client.UpdateLimits(ctx, id, want); err != nil {
 		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
-			"The Docker engine at %s refused the new limits for container %s: %v", r.client.Endpoint(), shortID(id), err))
+			"The Docker engine at %s refused the new limits for container %s: %s", r.client.Endpoint(), shortID(id), engine.Brief(err)))
 		return diags
 	}
 	c, err := r.client.InspectContainer(ctx, id)

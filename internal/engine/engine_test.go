@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
@@ -93,5 +95,20 @@ func TestUpdatesLimitsInPlace(t *testing.T) {
 	f.DefaultRuntime = "runsc"
 	if f.UpdatesLimitsInPlace("") {
 		t.Error("the default runtime runsc was taken for one that updates in place")
+	}
+}
+
+func TestBriefKeepsOneSentence(t *testing.T) {
+	usage := "Error response from daemon: runsc did not terminate successfully: exit status 128\nUsage: runsc <flags> <subcommand> <subcommand args>\n\nSubcommands:\n\thelp\n"
+	got := Brief(errors.New(usage))
+	if strings.Contains(got, "Usage") || !strings.HasPrefix(got, "Error response from daemon: runsc did not terminate successfully: exit status 128") ||
+		!strings.Contains(got, "engine's log") {
+		t.Errorf("brief %q", got)
+	}
+	if got := Brief(errors.New("no such image")); got != "no such image" {
+		t.Errorf("a one-line error changed: %q", got)
+	}
+	if got := Brief(errors.New(strings.Repeat("x", 1000))); len(got) > maxBrief+100 {
+		t.Errorf("a long line kept %d characters", len(got))
 	}
 }
