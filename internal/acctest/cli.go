@@ -118,7 +118,14 @@ func NewCLI(t *testing.T, config string) *CLI {
 // test when it exits non-zero.
 func (c *CLI) Run(args ...string) string {
 	c.t.Helper()
-	cmd := exec.Command(c.bin, append(args, "-no-color", "-input=false")...)
+	return c.Exact(append(args, "-no-color", "-input=false")...)
+}
+
+// Exact runs terraform with exactly args, for commands that take neither
+// -no-color nor -input (terraform state ...), as Run does.
+func (c *CLI) Exact(args ...string) string {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, args...)
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -123,7 +123,7 @@ func TestPortPickedByTheEngineIsNotASetting(t *testing.T) {
 
 func TestImportOnPodmanTellsTheConfigurationFromTheEngine(t *testing.T) {
 	spec := engine.ContainerSpec{Image: "tfsandbox/busybox:latest", Labels: map[string]string{}}
-	recordConfigured(&spec, map[string]string{"GREETING": "hello"})
+	recordConfigured(&spec, map[string]string{"GREETING": "hello"}, types.Int64Value(3))
 	c := engine.Container{
 		ContainerJSONBase: &container.ContainerJSONBase{ID: "abc", Name: "/s1", HostConfig: podmanHostConfig(2048)},
 		Config: &container.Config{
@@ -146,6 +146,9 @@ func TestImportOnPodmanTellsTheConfigurationFromTheEngine(t *testing.T) {
 	}
 	if defaults.PidsLimit != 2048 {
 		t.Errorf("import recorded defaults %+v", defaults)
+	}
+	if m.EnvWOVersion.ValueInt64() != 3 {
+		t.Errorf("env_wo_version %v, want the recorded 3", m.EnvWOVersion)
 	}
 	if _, shown := m.Labels.Elements()[labelConfigured]; shown {
 		t.Error("the record shows in labels")

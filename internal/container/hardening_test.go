@@ -306,26 +306,30 @@ resource "sandbox_container" "test" {
 	acctest.ExpectNoContainers(t, name, "inputs refused at plan time")
 }
 
-// The engine mounts tmpfs noexec unless the options say exec, as the docs
-// say: a script written there runs only with exec.
+// Docker mounts tmpfs noexec unless the options say exec, as the docs say;
+// Podman mounts it exec unless they say noexec. A script written there
+// runs accordingly.
 func TestAccContainer_tmpfsExecOnlyWhenAsked(t *testing.T) {
 	name := acctest.Name(t)
+	acctest.RequireAcc(t)
+	podman := acctest.Kind(t) == engine.Podman
 	acctest.Test(t, []resource.TestStep{{
 		Config: acctest.Config(name, `
   network_mode = "none"
   tmpfs = {
     "/scratch"   = "rw,size=8m"
     "/workspace" = "rw,exec,size=8m"
+    "/locked"    = "rw,noexec,size=8m"
   }
 `),
 		ConfigStateChecks: []statecheck.StateCheck{
 			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
 				const script = `printf '#!/bin/sh\necho ran\n' > %[1]s/s && chmod +x %[1]s/s && %[1]s/s`
-				if out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", fmt.Sprintf(script, "/workspace")); err != nil || !strings.Contains(out, "ran") {
-					return fmt.Errorf("a script in the exec tmpfs did not run (%s): %s", acctest.ErrText(err), out)
-				}
-				if _, err := acctest.ExecOK(ctx, t, id, "sh", "-c", fmt.Sprintf(script, "/scratch")); err == nil {
-					return fmt.Errorf("a script in a tmpfs without exec ran")
+				for dir, runs := range map[string]bool{"/workspace": true, "/locked": false, "/scratch": podman} {
+					out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", fmt.Sprintf(script, dir))
+					if ran := err == nil && strings.Contains(out, "ran"); ran != runs {
+						return fmt.Errorf("a script in %s ran: %v, want %v (%s)", dir, ran, runs, acctest.ErrText(err))
+					}
 				}
 				return nil
 			}),

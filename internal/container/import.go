@@ -63,6 +63,9 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Container, i
 	m.setGroupsNull()
 	if recorded {
 		// Observing keeps these where the engine shows the same.
+		if rec.EnvWOVersion != nil {
+			m.EnvWOVersion = types.Int64Value(*rec.EnvWOVersion)
+		}
 		m.Ports = portsValue(rec.EnginePorts)
 		m.CapAdd = values.StringSetOrNull(rec.CapAdd)
 		m.CapDrop = values.StringSetOrNull(rec.CapDrop)
@@ -72,6 +75,9 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Container, i
 	m.setObserved(ctx, c, defaults)
 	if c.ContainerJSONBase != nil && c.HostConfig != nil {
 		m.importPrivileges(c.HostConfig)
+		if recorded && rec.Runtime != "" && rec.Runtime == c.HostConfig.Runtime {
+			m.Runtime = types.StringValue(rec.Runtime)
+		}
 	}
 	return defaults
 }
@@ -154,13 +160,18 @@ type configuredRecord struct {
 	Tmpfs      map[string]string `json:"tmpfs,omitempty"`
 	CapAdd     []string          `json:"cap_add,omitempty"`
 	CapDrop    []string          `json:"cap_drop,omitempty"`
+	// Runtime is the runtime as configured, even the engine's default.
+	Runtime string `json:"runtime,omitempty"`
+	// EnvWOVersion is env_wo_version, so that an imported sandbox keeps it.
+	EnvWOVersion *int64 `json:"env_wo_version,omitempty"`
 	// EnginePorts are the bindings whose host port the engine picks.
 	EnginePorts []engine.PortBinding `json:"engine_ports,omitempty"`
 }
 
 // recordConfigured adds labelConfigured to spec, whose env holds the
-// configured variables (the write-only ones are labelled apart).
-func recordConfigured(spec *engine.ContainerSpec, env map[string]string) {
+// configured variables (the write-only ones are labelled apart), with the
+// version of the write-only ones.
+func recordConfigured(spec *engine.ContainerSpec, env map[string]string, secretsVersion types.Int64) {
 	rec := configuredRecord{
 		Image:      spec.Image,
 		Env:        slices.Sorted(maps.Keys(env)),
@@ -171,7 +182,11 @@ func recordConfigured(spec *engine.ContainerSpec, env map[string]string) {
 	for _, u := range spec.Ulimits {
 		rec.Ulimits = append(rec.Ulimits, u.Name)
 	}
-	rec.Tmpfs, rec.CapAdd, rec.CapDrop = spec.Tmpfs, spec.CapAdd, spec.CapDrop
+	rec.Tmpfs, rec.CapAdd, rec.CapDrop, rec.Runtime = spec.Tmpfs, spec.CapAdd, spec.CapDrop, spec.Runtime
+	if !secretsVersion.IsNull() && !secretsVersion.IsUnknown() {
+		v := secretsVersion.ValueInt64()
+		rec.EnvWOVersion = &v
+	}
 	for _, b := range spec.Ports {
 		if b.HostPort == 0 {
 			rec.EnginePorts = append(rec.EnginePorts, b)

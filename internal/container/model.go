@@ -96,7 +96,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
 	diags.Append(m.portsModel.applyTo(ctx, &spec)...)
 	m.restartModel.applyTo(&spec)
-	recordConfigured(&spec, env)
+	recordConfigured(&spec, env, m.EnvWOVersion)
 	return spec, diags
 }
 

@@ -158,9 +158,10 @@ func privilegeAttributes() map[string]schema.Attribute {
 		"tmpfs": schema.MapAttribute{
 			MarkdownDescription: "In-memory filesystems to mount, by absolute path, each with its mount " +
 				"options (`\"\"` for the engine's defaults, or for example `\"rw,size=64m,mode=1777\"`; sizes " +
-				"in the kernel's units: bytes, `k`, `m`, `g` or `%` of memory). The engine mounts them " +
-				"`noexec,nosuid,nodev` unless told otherwise: add `exec` to let the sandbox run programs it " +
-				"writes there (`\"rw,exec,size=256m\"`). Their contents are lost when the sandbox stops. " +
+				"in the kernel's units: bytes, `k`, `m`, `g` or `%` of memory). Docker mounts them " +
+				"`noexec,nosuid,nodev` unless told otherwise (Podman mounts them exec): add `exec` to let the " +
+				"sandbox run programs it writes there (`\"rw,exec,size=256m\"`), or `noexec` to forbid it on " +
+				"any engine. Their contents are lost when the sandbox stops. " +
 				"Changing it forces replacement.",
 			ElementType:   types.StringType,
 			Optional:      true,

@@ -62,11 +62,11 @@ func TestAccContainer_secretEnvNeverStored(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{secretInside(second), acctest.StateLacks{Secret: second}},
 		},
 		{
-			// Import reads env from the engine but leaves the secret out.
-			ResourceName:            addr,
-			ImportState:             true,
-			ImportStateVerify:       true,
-			ImportStateVerifyIgnore: []string{"env_wo_version"},
+			// Import reads env from the engine but leaves the secret out,
+			// and reads env_wo_version back from the container's record.
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateVerify: true,
 		},
 	})
 }

@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -169,4 +170,102 @@ resource "sandbox_container" "not_kept" {
 			t.Errorf("%s%s after apply: status %s", name, suffix, info.State.Status)
 		}
 	}
+}
+
+// Five agents in the hardened configuration of the docs, under runc and
+// under gVisor, survive daily operations: a memory and a pids change
+// (in place under runc, a replacement under gVisor), a secret rotation, an
+// engine restart, and an import, each ending in an empty plan.
+func TestHardenedAgentsSurviveDailyOperations(t *testing.T) {
+	requireFaults(t)
+	for _, runtime := range []string{"runc", "runsc"} {
+		t.Run(runtime, func(t *testing.T) { hardenedAgents(t, runtime) })
+	}
+}
+
+func hardenedAgents(t *testing.T, runtime string) {
+	const agents = 5
+	name := acctest.Name(t)
+	config := func(memory, pids int, secret string, version int) string {
+		return fmt.Sprintf(`
+resource "sandbox_container" "agent" {
+  count        = %[1]d
+  name         = "%[2]s-${count.index}"
+  image        = %[3]q
+  network_mode = "none"
+  runtime      = %[4]q
+  user         = "65534:65534"
+  cap_drop     = ["ALL"]
+  read_only    = true
+  tmpfs = {
+    "/tmp"       = "rw,size=16m,mode=1777"
+    "/workspace" = "rw,exec,size=64m,uid=65534,gid=65534,mode=0700"
+  }
+  working_dir    = "/workspace"
+  memory         = %[5]d
+  pids_limit     = %[6]d
+  env_wo         = { API_TOKEN = %[7]q }
+  env_wo_version = %[8]d
+}
+`, agents, name, acctest.TestImage, runtime, memory, pids, secret, version)
+	}
+	tf := acctest.NewCLI(t, config(256, 128, "first-token", 1))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	empty := func(when string) {
+		t.Helper()
+		if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
+			t.Fatalf("plan %s is not empty:\n%s", when, plan)
+		}
+	}
+	check := func(when string, memory, pids int64, secret string) {
+		t.Helper()
+		ids := tf.ExpectOnlyStateContainers(name)
+		if len(ids) != agents {
+			t.Fatalf("%s: %d agents, want %d", when, len(ids), agents)
+		}
+		for _, id := range ids {
+			c := acctest.Inspect(t, id)
+			if v := isolation.Assess(c); !v.Isolated || !c.State.Running {
+				t.Fatalf("%s: %s isolated %v (%s), status %s", when, c.Name, v.Isolated, v.Reason, c.State.Status)
+			}
+			if c.HostConfig.Memory != memory<<20 || c.HostConfig.PidsLimit == nil || *c.HostConfig.PidsLimit != pids {
+				t.Fatalf("%s: %s has memory %d, pids %v", when, c.Name, c.HostConfig.Memory, c.HostConfig.PidsLimit)
+			}
+			out, err := acctest.ExecOK(context.Background(), t, id, "sh", "-c", `echo "$API_TOKEN"`)
+			if err != nil || strings.TrimSpace(out) != secret {
+				t.Fatalf("%s: %s sees API_TOKEN %q (%v), want %q", when, c.Name, out, err, secret)
+			}
+		}
+		if state := tf.Exact("show", "-json", "-no-color"); strings.Contains(state, secret) {
+			t.Fatalf("%s: the secret is in the state", when)
+		}
+	}
+
+	tf.Run("apply", "-auto-approve")
+	check("after the first apply", 256, 128, "first-token")
+	empty("after the first apply")
+
+	acctest.Write(t, filepath.Join(tf.Dir, "main.tf"), "terraform {\n  required_providers {\n    sandbox = { source = \"tfsandbox/sandbox\" }\n  }\n}\n"+config(384, 256, "first-token", 1))
+	tf.Run("apply", "-auto-approve")
+	check("after the limit change", 384, 256, "first-token")
+	empty("after the limit change")
+
+	acctest.Write(t, filepath.Join(tf.Dir, "main.tf"), "terraform {\n  required_providers {\n    sandbox = { source = \"tfsandbox/sandbox\" }\n  }\n}\n"+config(384, 256, "second-token", 2))
+	tf.Run("apply", "-auto-approve")
+	check("after the rotation", 384, 256, "second-token")
+	empty("after the rotation")
+
+	stopEngine(t)
+	restartEngine(t)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if plan := tf.Run("plan"); strings.Contains(plan, "No changes") {
+			break
+		}
+	}
+	check("after the engine restart", 384, 256, "second-token")
+	empty("after the engine restart")
+
+	tf.Exact("state", "rm", "sandbox_container.agent[0]")
+	tf.Exact("import", "-no-color", "-input=false", "sandbox_container.agent[0]", name+"-0")
+	empty("after the import")
 }
