@@ -85,13 +85,12 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 // not have and a runtime it does not know: the usual mistakes are bytes
 // for MiB and millicores for CPUs.
 func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engine.Facts, resp *resource.ModifyPlanResponse) {
+	// memory_swap is left alone: with swap on the host it may exceed memory.
 	engineMiB := facts.MemTotal / mib
-	for _, name := range []string{"memory", "memory_swap"} {
-		if v, ok := numberValue(plan[name]); ok && facts.MemTotal > 0 && v > float64(engineMiB) && !(name == "memory_swap" && v == -1) {
-			resp.Diagnostics.AddAttributeError(path.Root(name), "More memory than the engine has", fmt.Sprintf(
-				"%s = %.0f MiB is more than the %d MiB of memory the engine at %s has. %s is in MiB: 512 "+
-					"means 512 MiB (536870912 would be 512 TiB).", name, v, engineMiB, r.client.Endpoint(), name))
-		}
+	if v, ok := numberValue(plan["memory"]); ok && facts.MemTotal > 0 && v > float64(engineMiB) {
+		resp.Diagnostics.AddAttributeError(path.Root("memory"), "More memory than the engine has", fmt.Sprintf(
+			"memory = %.0f MiB is more than the %d MiB of memory the engine at %s has. memory is in MiB: 512 "+
+				"means 512 MiB (536870912 would be 512 TiB).", v, engineMiB, r.client.Endpoint()))
 	}
 	if v, ok := numberValue(plan["cpus"]); ok && facts.NCPU > 0 && v > float64(facts.NCPU) {
 		resp.Diagnostics.AddAttributeError(path.Root("cpus"), "More CPUs than the engine has", fmt.Sprintf(
