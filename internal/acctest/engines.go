@@ -83,13 +83,19 @@ func (e TLSEngine) Engine(t *testing.T) *engine.Client {
 func (e TLSEngine) Name(t *testing.T) string {
 	t.Helper()
 	name := Name(t)
-	api := e.Engine(t).DockerAPI()
+	removeNamedWhenDone(t, e.Engine(t), name)
+	return name
+}
+
+// removeNamedWhenDone removes the containers named name* on the engine c
+// reaches when the test ends.
+func removeNamedWhenDone(t *testing.T, c *engine.Client, name string) {
+	api := c.DockerAPI()
 	t.Cleanup(func() {
 		if err := removeNamed(context.Background(), api, name, false); err != nil {
-			t.Errorf("cleanup on %s: %v", e.Host, err)
+			t.Errorf("cleanup on %s: %v", c.Endpoint(), err)
 		}
 	})
-	return name
 }
 
 // ExpectNoneOn fails the test when a container named prefix* exists on the
@@ -119,14 +125,19 @@ func SSH(t *testing.T) SSHHost {
 	return SSHHost{Host: requireEnv(t, envSSHHost), Dir: requireEnv(t, envSSHDir)}
 }
 
-// Opts are ssh_opts that reach the host with its client key and known
-// hosts, and knownHosts replaced when it is not empty.
-func (s SSHHost) Opts(knownHosts string) string {
+// sshOpts are the ssh arguments that reach the host with its client key
+// and knownHosts, its own known_hosts when empty.
+func (s SSHHost) sshOpts(knownHosts string) []string {
 	if knownHosts == "" {
 		knownHosts = filepath.Join(s.Dir, "known_hosts")
 	}
-	opts := []string{"-i", filepath.Join(s.Dir, "client_key"), "-o", "IdentitiesOnly=yes",
+	return []string{"-i", filepath.Join(s.Dir, "client_key"), "-o", "IdentitiesOnly=yes",
 		"-o", "UserKnownHostsFile=" + knownHosts}
+}
+
+// Opts are sshOpts as an HCL list, for ssh_opts.
+func (s SSHHost) Opts(knownHosts string) string {
+	opts := s.sshOpts(knownHosts)
 	quoted := make([]string, len(opts))
 	for i, o := range opts {
 		quoted[i] = strconv.Quote(o)
@@ -152,8 +163,7 @@ func (s SSHHost) KnownHostsLine(t *testing.T, publicKey string) string {
 // Engine is the tests' own client of the SSH host's engine.
 func (s SSHHost) Engine(t *testing.T) *engine.Client {
 	t.Helper()
-	c, err := engine.New(engine.Config{Host: s.Host, SSHOpts: []string{"-i", filepath.Join(s.Dir, "client_key"),
-		"-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile=" + filepath.Join(s.Dir, "known_hosts")}})
+	c, err := engine.New(engine.Config{Host: s.Host, SSHOpts: s.sshOpts("")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,14 +281,7 @@ func Reattach(ctx context.Context, t *testing.T, name string) bool {
 // capability: cap_drop ALL as Docker reports it, or every default dropped
 // as Podman does.
 func NoCapabilities(h *container.HostConfig) bool {
-	strip := func(caps []string) []string {
-		out := make([]string, len(caps))
-		for i, c := range caps {
-			out[i] = strings.TrimPrefix(strings.ToUpper(c), "CAP_")
-		}
-		return out
-	}
-	return len(engine.EffectiveCapabilities(strip(h.CapAdd), strip(h.CapDrop))) == 0
+	return len(engine.EffectiveCapabilities(h.CapAdd, h.CapDrop)) == 0
 }
 
 // OtherEngine is a second engine beside the one under test, for tests of
@@ -300,11 +303,6 @@ func OtherEngine(t *testing.T, name string) (providerArgs string, c *engine.Clie
 			t.Fatal(err)
 		}
 	}
-	api := c.DockerAPI()
-	t.Cleanup(func() {
-		if err := removeNamed(context.Background(), api, name, false); err != nil {
-			t.Errorf("cleanup on %s: %v", c.Endpoint(), err)
-		}
-	})
+	removeNamedWhenDone(t, c, name)
 	return providerArgs, c
 }

@@ -326,7 +326,7 @@ func (p *privilegesModel) observe(h *engine.HostConfig, d engine.Defaults) {
 	// The same capability set can be spelled differently (Podman lists
 	// every dropped capability where the create said ALL): the held values
 	// stay while they give the same set.
-	add, drop := capNames(h.CapAdd), capNames(h.CapDrop)
+	add, drop := engine.CapabilityNames(h.CapAdd), engine.CapabilityNames(h.CapDrop)
 	if p.CapAdd.IsUnknown() || p.CapDrop.IsUnknown() || !slices.Equal(
 		engine.EffectiveCapabilities(add, drop),
 		engine.EffectiveCapabilities(values.SetStrings(p.CapAdd), values.SetStrings(p.CapDrop))) {
@@ -371,16 +371,6 @@ func (p *privilegesModel) importPrivileges(h *engine.HostConfig) {
 func isUnsafeCapability(c string) bool {
 	_, unsafe := unsafeCapabilities[c]
 	return unsafe
-}
-
-// capNames normalises the engine's capability names to the schema's form:
-// upper case without the CAP_ prefix.
-func capNames(caps []string) []string {
-	out := make([]string, 0, len(caps))
-	for _, c := range caps {
-		out = append(out, strings.TrimPrefix(strings.ToUpper(c), "CAP_"))
-	}
-	return out
 }
 
 // validate rejects a capability both added and dropped, capabilities that

@@ -89,9 +89,11 @@ var DefaultCapabilities = []string{
 }
 
 // EffectiveCapabilities is the capability set that adding add to, and
-// dropping drop from, the defaults gives ("ALL" as either means all),
+// dropping drop from, the defaults gives ("ALL" as either means all), with
+// names as Docker writes them (CAP_NET_RAW and net_raw are NET_RAW),
 // sorted, for comparing two spellings of the same set.
 func EffectiveCapabilities(add, drop []string) []string {
+	add, drop = CapabilityNames(add), CapabilityNames(drop)
 	set := map[string]bool{}
 	if !slices.Contains(drop, "ALL") {
 		for _, c := range DefaultCapabilities {
@@ -108,6 +110,16 @@ func EffectiveCapabilities(add, drop []string) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// CapabilityNames are capabilities as Docker writes them: upper case,
+// without the CAP_ prefix.
+func CapabilityNames(caps []string) []string {
+	out := make([]string, 0, len(caps))
+	for _, c := range caps {
+		out = append(out, strings.TrimPrefix(strings.ToUpper(c), "CAP_"))
+	}
 	return out
 }
 

@@ -28,8 +28,8 @@ func requireFaults(t *testing.T) {
 	}
 }
 
-// killEngine kills the local dockerd with SIGKILL, as a crash would.
-func killEngine(t *testing.T) {
+// dockerdPid is the local dockerd's process ID, from its pid file.
+func dockerdPid(t *testing.T) int {
 	t.Helper()
 	raw, err := os.ReadFile("/var/run/docker.pid")
 	if err != nil {
@@ -39,6 +39,13 @@ func killEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pid
+}
+
+// killEngine kills the local dockerd with SIGKILL, as a crash would.
+func killEngine(t *testing.T) {
+	t.Helper()
+	pid := dockerdPid(t)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("killing dockerd (pid %d): %v", pid, err)
 	}
@@ -102,14 +109,7 @@ func killDuringApply(t *testing.T, killAfter string) {
 // upgrade does (SIGTERM, which stops its containers), and waits for it.
 func stopEngine(t *testing.T) {
 	t.Helper()
-	raw, err := os.ReadFile("/var/run/docker.pid")
-	if err != nil {
-		t.Fatalf("reading dockerd's pid file: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pid := dockerdPid(t)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatalf("stopping dockerd (pid %d): %v", pid, err)
 	}
