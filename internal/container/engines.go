@@ -98,7 +98,7 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 				"(500 would be 500 CPUs, not 500 millicores).", v, facts.NCPU, r.client.Endpoint()))
 	}
 	if runtime := stringValue(plan["runtime"]); plan["runtime"].IsKnown() && facts.IsGVisor(runtime) {
-		checkGVisorMinimums(plan, resp)
+		checkGVisor(plan, resp)
 	}
 	if runtime := stringValue(plan["runtime"]); runtime != "" && len(facts.Runtimes) > 0 {
 		if _, ok := facts.Runtimes[runtime]; !ok {
@@ -181,25 +181,24 @@ func refuseInlineSeccomp(opts tftypes.Value, resp *resource.ModifyPlanResponse) 
 	}
 }
 
-// Under gVisor the limits cover the whole sandbox: its user-space kernel's
-// own threads count in pids_limit (about 40 when idle, more under load, on
-// the test machine) and its memory in memory; an exec that cannot get a
-// thread, or a sandbox over its memory, takes the whole sandbox down.
-// Below these values a sandbox does not start or does not survive an exec.
-const (
-	gVisorMinPids      = 128
-	gVisorMinMemoryMiB = 32
-)
+// Under gVisor the memory limit covers the whole sandbox, its user-space
+// kernel included, which needs about 16 MiB to start; a sandbox over its
+// memory goes down as a whole. pids_limit means what it means under runc:
+// gVisor's own kernel enforces it as the nproc ulimit (engine/gvisor.go).
+const gVisorMinMemoryMiB = 32
 
-// checkGVisorMinimums refuses limits too small for a gVisor sandbox.
-func checkGVisorMinimums(plan map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
-	if v, ok := numberValue(plan["pids_limit"]); ok && v < gVisorMinPids {
-		resp.Diagnostics.AddAttributeError(path.Root("pids_limit"), "pids_limit too small for gVisor", fmt.Sprintf(
-			"pids_limit = %.0f is below %d, the least a gVisor sandbox works with: under runsc the limit "+
-				"also counts the threads of gVisor's own kernel (about 40 when idle, more under load), and a "+
-				"sandbox that reaches it loses its execs or stops as a whole. Set pids_limit to at least %d "+
-				"(it bounds the sandbox's threads on the host, not the processes inside).",
-			v, gVisorMinPids, gVisorMinPids))
+// checkGVisor refuses memory too small for a gVisor sandbox, and an nproc
+// ulimit that would loosen pids_limit, which gVisor enforces as that
+// ulimit.
+func checkGVisor(plan map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
+	pids, hasPids := numberValue(plan["pids_limit"])
+	if nproc, ok := ulimitHard(plan["ulimits"], "nproc"); ok && hasPids && nproc > pids {
+		resp.Diagnostics.AddAttributeError(path.Root("ulimits").AtMapKey("nproc").AtName("hard"),
+			"nproc above pids_limit under gVisor", fmt.Sprintf(
+				"ulimits.nproc.hard = %.0f is above pids_limit = %.0f. Under gVisor the provider enforces "+
+					"pids_limit inside the sandbox as the nproc ulimit, so a larger nproc would let the sandbox "+
+					"run more processes than pids_limit. Remove ulimits.nproc, or set it to at most %.0f.",
+				nproc, pids, pids))
 	}
 	if v, ok := numberValue(plan["memory"]); ok && v < gVisorMinMemoryMiB {
 		resp.Diagnostics.AddAttributeError(path.Root("memory"), "memory too small for gVisor", fmt.Sprintf(
@@ -207,4 +206,18 @@ func checkGVisorMinimums(plan map[string]tftypes.Value, resp *resource.ModifyPla
 				"also covers gVisor's own kernel, which needs about 16 MiB to start. Set memory to at least %d.",
 			v, gVisorMinMemoryMiB, gVisorMinMemoryMiB))
 	}
+}
+
+// ulimitHard is the hard value of the named ulimit in a planned ulimits
+// map, when it is known.
+func ulimitHard(ulimits tftypes.Value, name string) (float64, bool) {
+	var entries map[string]tftypes.Value
+	if !ulimits.IsFullyKnown() || ulimits.IsNull() || ulimits.As(&entries) != nil {
+		return 0, false
+	}
+	var fields map[string]tftypes.Value
+	if entry, ok := entries[name]; !ok || entry.As(&fields) != nil {
+		return 0, false
+	}
+	return numberValue(fields["hard"])
 }

@@ -191,7 +191,7 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 		{"tmpfs = { \"/work\" = \"\" }\n  files = { \"/work/a\" = { content = \"x\" } }", `File hidden by a tmpfs mount.*files\["/work/a"\] is under the tmpfs mount /work`},
 		{"env = { A = \"1\" }\n  env_wo = { A = \"2\" }\n  env_wo_version = 1", `Variable set twice.*env_wo\["A"\] is also in env`},
 		{`env_wo = { A = "2" }`, `Secret\s+version\s+missing.*env_wo\s+needs\s+env_wo_version.*raise\s+env_wo_version`},
-		{`labels = { "tfsandbox.secret-env-names" = "A" }`, `labels.*value must be none of`},
+		{`labels = { "tfsandbox.secret-env-names" = "A" }`, `labels.*must not start with\s+"tfsandbox\."`},
 	}
 	steps := make([]resource.TestStep, len(cases))
 	for i, c := range cases {
@@ -274,7 +274,7 @@ func TestAccContainer_wideningOrBrokenInputsRejectedAtPlan(t *testing.T) {
 		{`memory = 1048576`, `More memory than the engine has.*memory = 1048576 MiB is more than the \d+ MiB`},
 		{`cpus = 500`, `More CPUs than the engine has.*not 500 millicores`},
 		{`runtime = "gvisor"`, `(runtime = "gvisor" is not among the runtimes of the engine|ignores the runtime)`},
-		{"runtime = \"runsc\"\n  pids_limit = 64", `(pids_limit too small for gVisor.*at least 128|ignores the runtime)`},
+		{"runtime = \"runsc\"\n  pids_limit = 64\n  ulimits = { nproc = { soft = 64, hard = 100 } }", `(nproc above pids_limit under gVisor.*at most 64|ignores the runtime)`},
 		{"runtime = \"runsc\"\n  memory = 16", `(memory too small for gVisor.*at least 32|ignores the runtime)`},
 		{`files = { "/proc/sys/x" = { content = "x" } }`, `files\["/proc/sys/x"\] must not be under /proc, /sys, /dev`},
 		{`files = { "/dev/x" = { content = "x" } }`, `files\["/dev/x"\] must not be under /proc, /sys, /dev`},

@@ -122,8 +122,7 @@ func envMap(list []string) map[string]string {
 func userLabels(labels, imageLabels map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range labels {
-		if k == engine.LabelManagedBy || k == engine.LabelResourceType || k == engine.LabelCreateToken ||
-			k == labelSecretEnv || k == labelConfigured {
+		if engine.IsProviderLabel(k) {
 			continue
 		}
 		if iv, ok := imageLabels[k]; ok && iv == v {

@@ -114,8 +114,10 @@ func limitAttributes() map[string]schema.Attribute {
 		"pids_limit": schema.Int64Attribute{
 			MarkdownDescription: fmt.Sprintf("Largest number of processes and threads the sandbox may run at "+
 				"once (1 to %d), which stops fork bombs. When omitted, it is not limited. Under gVisor "+
-				"(`runsc`) it counts the host threads of the whole sandbox, gVisor's own kernel included, "+
-				"must be at least 128, and a sandbox that reaches it can stop as a whole. %s", maxPids, inPlace),
+				"(`runsc`) it means the same: gVisor's own kernel enforces it as the `nproc` ulimit, for each "+
+				"user inside the sandbox (`ulimits.nproc` may set it lower), and the host bounds gVisor's own "+
+				"threads at %d plus %d per process. %s", maxPids, engine.GVisorHostPids(0),
+				engine.GVisorHostPids(1)-engine.GVisorHostPids(0), inPlace),
 			Optional:      true,
 			Validators:    []validator.Int64{int64validator.Between(1, maxPids)},
 			PlanModifiers: []planmodifier.Int64{planmodifiers.Int64RequiresReplaceWhenRemoved()},
@@ -266,7 +268,7 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	}
 	if err := r.client.UpdateLimits(ctx, id, want); err != nil {
 		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
-			"The Docker engine at %s refused the new limits for container %s: %s", r.client.Endpoint(), shortID(id), engine.Brief(err)))
+			"The Docker engine at %s refused the new limits for container %s: %s", r.client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
 		return diags
 	}
 	c, err := r.client.InspectContainer(ctx, id)
@@ -276,7 +278,7 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	if got := engine.ObservedLimits(c.HostConfig); got != want {
 		diags.AddError("Sandbox limits not applied", fmt.Sprintf(
 			"The Docker engine at %s accepted new limits for container %s but shows %+v instead of %+v.",
-			r.client.Endpoint(), shortID(id), got, want))
+			r.client.Endpoint(), engine.ShortID(id), got, want))
 	}
 	return diags
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
@@ -141,4 +142,88 @@ func TestAccContainer_limitsUpdatedInPlace(t *testing.T) {
 			},
 		},
 	}))
+}
+
+// pids_limit means the same under gVisor as under runc: the same fork loop
+// stops after the same number of processes in a runc and in a gVisor
+// sandbox, because gVisor's own kernel enforces the limit (the nproc
+// ulimit) while the host keeps a larger backstop for gVisor's threads.
+// Import reads the limit back as it was configured.
+func TestAccContainer_gVisorPidsLimitCountsProcesses(t *testing.T) {
+	name := acctest.Name(t)
+	const pids = 16
+	sandbox := func(label, runtime string) string {
+		return fmt.Sprintf(`
+resource "sandbox_container" %q {
+  name         = "%s-%s"
+  image        = %q
+  network_mode = "none"
+  runtime      = %q
+  pids_limit   = %d
+}
+`, label, name, label, acctest.TestImage, runtime, pids)
+	}
+	runsc := "sandbox_container.gvisor"
+	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+		acctest.Test(t, []resource.TestStep{{
+			Config: sandbox("gvisor", "runsc"), PlanOnly: true,
+			ExpectError: acctest.Phrase("whose Docker-compatible API ignores the runtime"),
+		}})
+		return
+	}
+	// started runs a fork loop in the sandbox and returns how many
+	// background processes it started before the kernel refused a fork.
+	started := map[string]int{}
+	forkLoop := func(address string) statecheck.StateCheck {
+		return acctest.ExpectInside(t, address, func(ctx context.Context, id string) error {
+			res, err := acctest.Engine(t).Exec(ctx, id, "sh", "-c",
+				"i=0; while [ $i -lt 40 ]; do sleep 3 & i=$((i+1)); echo $i; done")
+			if err != nil {
+				return err
+			}
+			lines := strings.Fields(res.Stdout)
+			if !strings.Contains(res.Stderr, "can't fork") || len(lines) == 0 {
+				return fmt.Errorf("40 background processes started under pids_limit = %d: %+v", pids, res)
+			}
+			started[address] = len(lines)
+			time.Sleep(4 * time.Second) // the sleeps end and free their pids
+			return nil
+		})
+	}
+	acctest.Test(t, []resource.TestStep{{
+		Config: sandbox("runc", "runc") + sandbox("gvisor", "runsc"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(runsc, attr("pids_limit"), knownvalue.Int64Exact(pids)),
+			statecheck.ExpectKnownValue(runsc, attr("ulimits"), knownvalue.Null()),
+			acctest.ExpectEngine(t, runsc, func(c engine.Container) error {
+				// What the engine holds, before the provider reads it.
+				raw, err := acctest.Docker(t).ContainerInspect(context.Background(), c.ID)
+				if err != nil {
+					return err
+				}
+				h := raw.HostConfig
+				if h.PidsLimit == nil || *h.PidsLimit != engine.GVisorHostPids(pids) {
+					return fmt.Errorf("host pids limit %v, want the backstop %d", h.PidsLimit, engine.GVisorHostPids(pids))
+				}
+				if len(h.Ulimits) != 1 || h.Ulimits[0].Name != "nproc" || h.Ulimits[0].Hard != pids || h.Ulimits[0].Soft != pids {
+					return fmt.Errorf("ulimits %v, want nproc = %d", h.Ulimits, pids)
+				}
+				return nil
+			}),
+			forkLoop("sandbox_container.runc"),
+			forkLoop(runsc),
+			statecheck.CompareValuePairs("sandbox_container.runc", attr("pids_limit"), runsc, attr("pids_limit"), compare.ValuesSame()),
+			acctest.ExpectEngine(t, runsc, func(engine.Container) error {
+				if started["sandbox_container.runc"] != started[runsc] || started[runsc] >= pids {
+					return fmt.Errorf("the fork loop started %d processes under runc and %d under gVisor with pids_limit = %d",
+						started["sandbox_container.runc"], started[runsc], pids)
+				}
+				return nil
+			}),
+		},
+	}, {
+		ResourceName:      runsc,
+		ImportState:       true,
+		ImportStateVerify: true,
+	}})
 }

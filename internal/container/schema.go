@@ -130,16 +130,16 @@ func coreAttributes() map[string]schema.Attribute {
 			Validators:    []validator.Map{mapvalidator.KeysAre(envNameValidator())},
 		},
 		"labels": schema.MapAttribute{
-			MarkdownDescription: "Labels added to the container. The provider also stamps its own labels " +
-				"(`" + engine.LabelManagedBy + "`, `" + engine.LabelResourceType + "`, `" + engine.LabelCreateToken +
-				"` and, with `env_wo`, `" + labelSecretEnv + "`), which cannot be set here. Changing it forces " +
-				"replacement.",
+			MarkdownDescription: "Labels added to the container. The provider also stamps its own labels, " +
+				"whose keys start with `" + engine.LabelPrefix + "` (`" + engine.LabelManagedBy + "`, `" +
+				engine.LabelResourceType + "`, `" + engine.LabelCreateToken + "` and others); keys with that " +
+				"prefix cannot be set here. Changing it forces replacement.",
 			ElementType:   types.StringType,
 			Optional:      true,
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			Validators: []validator.Map{mapvalidator.KeysAre(
 				stringvalidator.LengthAtLeast(1),
-				stringvalidator.NoneOf(engine.LabelManagedBy, engine.LabelResourceType, engine.LabelCreateToken, labelSecretEnv),
+				validators.NoPrefix(engine.LabelPrefix, "the provider's own labels use"),
 			)},
 		},
 		"working_dir": schema.StringAttribute{

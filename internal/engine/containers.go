@@ -62,6 +62,10 @@ type Ulimit struct {
 
 // CreateContainer creates (but does not start) a container and returns its ID.
 func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (string, error) {
+	spec, err := c.forRuntime(ctx, spec)
+	if err != nil {
+		return "", err
+	}
 	cfg := &container.Config{
 		Image:        spec.Image,
 		Entrypoint:   spec.Entrypoint,
@@ -73,7 +77,7 @@ func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (strin
 		ExposedPorts: exposedPorts(spec.Ports),
 	}
 	var id string
-	err := c.within(ctx, "the request to create a container", SlowCallTimeout, func(ctx context.Context) error {
+	err = c.within(ctx, "the request to create a container", SlowCallTimeout, func(ctx context.Context) error {
 		resp, err := c.api.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, spec.Name)
 		id = resp.ID
 		return err
@@ -189,6 +193,7 @@ func (c *Client) InspectContainer(ctx context.Context, idOrName string) (Contain
 	})
 	if err == nil {
 		normalize(c.Kind(ctx), &info)
+		readGVisorPids(&info)
 	}
 	return info, err
 }

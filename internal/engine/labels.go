@@ -3,7 +3,15 @@ package engine
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 )
+
+// LabelPrefix starts every label the provider stamps; a configuration
+// cannot set labels with it.
+const LabelPrefix = "tfsandbox."
+
+// IsProviderLabel reports whether key is one of the provider's own labels.
+func IsProviderLabel(key string) bool { return strings.HasPrefix(key, LabelPrefix) }
 
 // Labels the provider stamps on every container it creates. They are its
 // only proof of ownership: the provider never adopts or removes a container
@@ -35,4 +43,14 @@ func OwnershipLabels(resourceType string) map[string]string {
 // container.
 func ManagedBy(labels map[string]string) bool {
 	return labels[LabelManagedBy] == ManagedByValue
+}
+
+// ShortID is a container or image ID as the docker CLI prints it: twelve
+// hex digits, without "sha256:".
+func ShortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }

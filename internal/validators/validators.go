@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -105,4 +106,16 @@ func PositiveDuration() validator.String {
 		}
 		return ""
 	}}
+}
+
+// NoPrefix refuses strings that start with prefix, which is reserved (why
+// says for what, as in "the provider's own labels use it").
+func NoPrefix(prefix, why string) validator.String {
+	desc := fmt.Sprintf("must not start with %q, which %s; choose another", prefix, why)
+	return String(desc, func(s string) string {
+		if strings.HasPrefix(s, prefix) {
+			return desc
+		}
+		return ""
+	})
 }
