@@ -18,7 +18,7 @@ import (
 func (r *Resource) readFailed(id string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot read sandbox", fmt.Sprintf(
 		"Inspecting container %s on the Docker engine at %s failed: %v\n\n"+
-			"Check that the engine is running and reachable, then plan again.", shortID(id), r.client.Endpoint(), err))
+			"Check that the engine is running and reachable, then plan again.", engine.ShortID(id), r.client.Endpoint(), err))
 }
 
 // removeFailed says that removing a container failed, and how to remove it
@@ -26,7 +26,7 @@ func (r *Resource) readFailed(id string, err error) diag.Diagnostic {
 func (r *Resource) removeFailed(summary, id string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic(summary, fmt.Sprintf(
 		"Removing container %s from the Docker engine at %s failed: %v\n\n"+
-			"Remove it by hand: docker -H %s rm -f %s", shortID(id), r.client.Endpoint(), err, r.client.Endpoint(), id))
+			"Remove it by hand: docker -H %s rm -f %s", engine.ShortID(id), r.client.Endpoint(), err, r.client.Endpoint(), id))
 }
 
 // imageDiagnostic explains an image that cannot be used.
@@ -51,7 +51,7 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 func (r *Resource) nameConflictDiagnostic(ctx context.Context, name string, err error) diag.Diagnostic {
 	holder, id := fmt.Sprintf("another container (%v)", err), name
 	if c, inspectErr := r.client.InspectContainer(ctx, name); inspectErr == nil {
-		holder, id = fmt.Sprintf("container %s", shortID(c.ID)), c.ID
+		holder, id = fmt.Sprintf("container %s", engine.ShortID(c.ID)), c.ID
 		if c.Config != nil && engine.ManagedBy(c.Config.Labels) {
 			holder += ", which this provider created but this resource does not track (left, for example, by " +
 				"a terraform process that was killed before it could record it)"
@@ -75,12 +75,5 @@ func notRunningDiagnostic(c engine.Container) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Sandbox is not running", fmt.Sprintf(
 		"Container %s is %q (exit code %d) right after it was started. A sandbox must keep running: leave "+
 			"entrypoint and command unset for the keep-alive, or give a command that does not exit. See its "+
-			"output with: docker logs %s", shortID(c.ID), status, code, c.ID))
-}
-
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
+			"output with: docker logs %s", engine.ShortID(c.ID), status, code, c.ID))
 }

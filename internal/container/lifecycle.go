@@ -51,7 +51,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		if err := r.client.CopyFiles(ctx, id, files); err != nil {
 			diags.AddAttributeError(path.Root("files"), "Cannot write files into sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but refused its files: %v",
-				r.client.Endpoint(), shortID(id), err))
+				r.client.Endpoint(), engine.ShortID(id), err))
 			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
@@ -59,7 +59,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		if err := r.client.StartContainer(ctx, id); err != nil {
 			diags.AddError("Cannot start sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but could not start it: %s",
-				r.client.Endpoint(), shortID(id), engine.Brief(err)))
+				r.client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
 			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
@@ -123,7 +123,7 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 			}
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("name"), "Cannot rename sandbox",
 				fmt.Sprintf("Renaming container %s to %q on the Docker engine at %s failed: %v",
-					shortID(id), name, r.client.Endpoint(), err))}
+					engine.ShortID(id), name, r.client.Endpoint(), err))}
 		}
 	}
 
@@ -153,7 +153,7 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 		// The engine neither starts nor stops a paused container.
 		if err := r.client.UnpauseContainer(ctx, id); err != nil {
 			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on the Docker engine "+
-				"at %s failed: %v", shortID(id), r.client.Endpoint(), err))
+				"at %s failed: %v", engine.ShortID(id), r.client.Endpoint(), err))
 			return diags
 		}
 	}
@@ -165,7 +165,7 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	}
 	if err != nil {
 		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
-			"Starting or stopping container %s on the Docker engine at %s failed: %v", shortID(id), r.client.Endpoint(), err))
+			"Starting or stopping container %s on the Docker engine at %s failed: %v", engine.ShortID(id), r.client.Endpoint(), err))
 	}
 	return diags
 }
@@ -191,7 +191,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	}
 	if err := r.client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
 		diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+
-			"failed: %v", shortID(id), r.client.Endpoint(), err))
+			"failed: %v", engine.ShortID(id), r.client.Endpoint(), err))
 		return diags
 	}
 	if err := r.client.RemoveContainer(ctx, id); err != nil {

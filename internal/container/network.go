@@ -76,7 +76,7 @@ func (n *networkModel) refreshIsolation(c engine.Container, name string) diag.Di
 		diags.AddAttributeWarning(path.Root("network_mode"), "Sandbox lost its network isolation",
 			fmt.Sprintf("Container %q (%s) was created with network_mode = %q, yet %s. Networks found: %s. "+
 				"The next apply replaces it with a new, isolated sandbox.",
-				name, shortID(c.ID), isolation.NoneMode, verdict.Reason, strings.Join(verdict.Networks, ", ")))
+				name, engine.ShortID(c.ID), isolation.NoneMode, verdict.Reason, strings.Join(verdict.Networks, ", ")))
 	}
 	return diags
 }
@@ -90,7 +90,7 @@ func (n networkModel) checkIsolated(c engine.Container) diag.Diagnostics {
 	}
 	if verdict := isolation.Assess(c); !verdict.Isolated {
 		diags.AddAttributeError(path.Root("network_mode"), "Sandbox is not isolated",
-			fmt.Sprintf("The engine did not isolate container %s: %s.", shortID(c.ID), verdict.Reason))
+			fmt.Sprintf("The engine did not isolate container %s: %s.", engine.ShortID(c.ID), verdict.Reason))
 	}
 	return diags
 }

@@ -193,7 +193,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	if err != nil && !engine.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot import sandbox", fmt.Sprintf(
 			"Inspecting the image of container %s on the Docker engine at %s failed: %v",
-			shortID(c.ID), r.client.Endpoint(), err))
+			engine.ShortID(c.ID), r.client.Endpoint(), err))
 		return
 	}
 	var m resourceModel

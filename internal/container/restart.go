@@ -65,7 +65,7 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 	if err := r.client.UpdateRestartPolicy(ctx, id, plan.Restart.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("restart"), "Cannot change restart policy", fmt.Sprintf(
 			"The engine at %s refused restart = %q for container %s: %v", r.client.Endpoint(),
-			plan.Restart.ValueString(), shortID(id), err))
+			plan.Restart.ValueString(), engine.ShortID(id), err))
 	}
 	return diags
 }
