@@ -17,11 +17,17 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
-// CheckDestroyed asks the engine that every sandbox_container in the state
-// is gone.
+// CheckDestroyed asks the engine that every sandbox_container and
+// sandbox_image in the state is gone.
 func CheckDestroyed(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		for _, rs := range s.RootModule().Resources {
+			if rs.Type == "sandbox_image" {
+				if err := imageDestroyed(t, rs.Primary.Attributes); err != nil {
+					return err
+				}
+				continue
+			}
 			if rs.Type != "sandbox_container" {
 				continue
 			}
@@ -35,6 +41,29 @@ func CheckDestroyed(t *testing.T) func(*terraform.State) error {
 		}
 		return nil
 	}
+}
+
+// imageDestroyed asks the engine that a destroyed sandbox_image's name
+// names nothing, and that its image is gone unless another tag keeps it or
+// it was to be kept.
+func imageDestroyed(t *testing.T, attrs map[string]string) error {
+	if attrs["keep_on_destroy"] == "true" {
+		return nil
+	}
+	ctx := context.Background()
+	if img, err := Engine(t).InspectImage(ctx, attrs["name"]); err == nil && img.ID == attrs["image_id"] {
+		return fmt.Errorf("%s still names image %s", attrs["name"], attrs["image_id"])
+	}
+	img, err := Engine(t).InspectImage(ctx, attrs["image_id"])
+	switch {
+	case engine.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("inspecting image %s: %w", attrs["image_id"], err)
+	case len(img.RepoTags) == 0:
+		return fmt.Errorf("image %s (built as %s) still exists, untagged", attrs["image_id"], attrs["name"])
+	}
+	return nil
 }
 
 // EngineCheck is a state check that looks up a resource's container on the

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distribution/reference"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -106,4 +108,67 @@ func sweep(string) error {
 		return err
 	}
 	return removeNamed(context.Background(), dockerAPI, namePrefix, true)
+}
+
+// ImageName returns an image repository name unique to this test run (as
+// Name, whose containers it also removes) and, when the test ends however
+// it ends, removes every image tagged with it.
+func ImageName(t *testing.T) string {
+	t.Helper()
+	name := Name(t)
+	t.Cleanup(func() {
+		if t.Skipped() || os.Getenv(resource.EnvTfAcc) == "" {
+			return
+		}
+		if err := removeImagesNamed(context.Background(), Docker(t), name); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	return name
+}
+
+// ImagesNamed lists the IDs of the images tagged repository:anything.
+func ImagesNamed(t *testing.T, repository string) []string {
+	t.Helper()
+	list, err := Docker(t).ImageList(context.Background(), image.ListOptions{
+		Filters: filters.NewArgs(filters.Arg("reference", repository+":*")),
+	})
+	if err != nil {
+		t.Fatalf("listing images named %s: %v", repository, err)
+	}
+	ids := make([]string, 0, len(list))
+	for _, img := range list {
+		ids = append(ids, img.ID)
+	}
+	return ids
+}
+
+func removeImagesNamed(ctx context.Context, api *client.Client, repository string) error {
+	list, err := api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", repository+":*"))})
+	if err != nil {
+		return fmt.Errorf("listing images named %s: %w", repository, err)
+	}
+	// By tag, not by ID: an image with other tags (a test may tag the test
+	// image with the name) keeps them.
+	var errs []error
+	for _, img := range list {
+		for _, tag := range img.RepoTags {
+			if !strings.HasPrefix(familiar(tag), repository+":") {
+				continue
+			}
+			if _, err := api.ImageRemove(ctx, tag, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !engine.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("removing image %s: %w", tag, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// familiar is a tag as the docker CLI prints it: Podman writes tags in full
+// (docker.io/library/agent:1), and local ones with a localhost/ prefix.
+func familiar(tag string) string {
+	if named, err := reference.ParseNormalizedNamed(tag); err == nil {
+		tag = reference.FamiliarString(named)
+	}
+	return strings.TrimPrefix(tag, "localhost/")
 }

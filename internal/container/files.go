@@ -74,8 +74,10 @@ func fileAttributes() map[string]schema.Attribute {
 			"Missing parent directories are created. Files are owned by root. A sandbox recreated after " +
 			"drift gets its files again. Each file takes exactly one of `content`, `content_base64` or " +
 			"`source`. A path under a `tmpfs` mount or under `" + joinCode(kernelFilesystems) + "` would be " +
-			"hidden by what is mounted there, and a read-only root cannot be written, so these are rejected. Files are not read back from the sandbox. Changing them, or the " +
-			"content of a `source` file, forces replacement.",
+			"hidden by what is mounted there, so these are rejected. With `read_only = true`, which the engine " +
+			"cannot write into, the files are built into an untagged image derived from `image` (one per " +
+			"sandbox, removed with it), and `image_id` is that image's. Files are not read back from the " +
+			"sandbox. Changing them, or the content of a `source` file, forces replacement.",
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
@@ -224,11 +226,6 @@ func (f filesModel) validate(ctx context.Context, p privilegesModel) diag.Diagno
 	if !values.Known(f.Files) {
 		return diags
 	}
-	if p.ReadOnly.ValueBool() {
-		diags.AddAttributeError(path.Root("files"), "Files need a writable root filesystem",
-			"The engine cannot write files into a sandbox whose root filesystem is read-only (read_only = true). "+
-				"Build the files into the image, or drop read_only.")
-	}
 	var mounts map[string]string
 	if values.Known(p.Tmpfs) {
 		diags.Append(p.Tmpfs.ElementsAs(ctx, &mounts, false)...)
@@ -241,6 +238,71 @@ func (f filesModel) validate(ctx context.Context, p privilegesModel) diag.Diagno
 						"the sandbox starts, so the file would not be seen. Put it elsewhere.", file, mount))
 			}
 		}
+	}
+	return diags
+}
+
+// labelDerivedFiles marks an image the provider derived from a sandbox's
+// image to hold its files.
+const labelDerivedFiles = engine.LabelPrefix + "derived-files"
+
+// labelDerivedFor names the sandbox a derived image was made for.
+const labelDerivedFor = engine.LabelPrefix + "derived-for"
+
+// derivedImageLabels are the labels of the image derived for the files of
+// the read-only sandbox named name that the create with token makes: the
+// provider's ownership, the token, so that a create cut off leaves
+// nothing, and the sandbox's name.
+func derivedImageLabels(name, token string) map[string]string {
+	labels := engine.OwnershipLabels(resourceType)
+	labels[engine.LabelCreateToken] = token
+	labels[labelDerivedFiles] = "true"
+	labels[labelDerivedFor] = name
+	return labels
+}
+
+// removeStaleDerived removes the images derived for earlier sandboxes
+// named name that no container uses any more: a sandbox removed behind
+// Terraform's back leaves its image, which the plan cannot remove (it
+// changes nothing). An image still in use stays.
+func (r *Resource) removeStaleDerived(ctx context.Context, name string) {
+	ids, err := r.client.ImagesLabelled(ctx, labelDerivedFor, name)
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		_ = r.client.RemoveImage(ctx, id) // refused, as a conflict, while a container uses it
+	}
+}
+
+// derivesImage reports whether the sandbox runs an image derived to hold
+// its files: it has files and a read-only root, which the engine cannot
+// write into.
+func (m resourceModel) derivesImage() bool {
+	return m.ReadOnly.ValueBool() && values.Known(m.Files) && len(m.Files.Elements()) > 0
+}
+
+// removeDerivedImage removes the image derived for the sandbox's files, if
+// it has one, once the sandbox is gone. Only an image the provider's labels
+// prove it derived is removed.
+func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if !m.derivesImage() || m.ImageID.ValueString() == "" {
+		return diags
+	}
+	id := m.ImageID.ValueString()
+	img, err := r.client.InspectImage(ctx, id)
+	if engine.IsNotFound(err) {
+		return diags
+	}
+	if err == nil && img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels) {
+		err = r.client.RemoveImage(ctx, id)
+	}
+	if err != nil && !engine.IsNotFound(err) {
+		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
+			"The sandbox is gone, but the image holding its files (%s) could not be removed from the Docker engine "+
+				"at %s: %s. Remove it by hand: docker -H %s rmi %s",
+			engine.ShortID(id), r.client.Endpoint(), engine.Brief(err), r.client.Endpoint(), id))
 	}
 	return diags
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // Files are written before the sandbox starts, again when it is recreated
@@ -88,4 +89,81 @@ func TestAccContainer_filesWrittenBeforeStart(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A hardened, read-only sandbox still receives its files: they are built
+// into an image derived from its image, one per sandbox, which goes when
+// the sandbox goes, also when the sandbox was removed behind Terraform's
+// back; the root stays read-only and the sandbox isolated.
+func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
+	name := acctest.Name(t)
+	config := acctest.Config(name, `
+  network_mode = "none"
+  read_only    = true
+  cap_drop     = ["ALL"]
+  user         = "1000:1000"
+  files = {
+    "/etc/agent/config.json" = { content = "{\"model\":\"small\"}" }
+    "/opt/agent/setup.sh"    = { content = "#!/bin/sh\necho ready\n", mode = "0755" }
+  }
+`)
+	derived := map[string]bool{}
+	filesInside := acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+		for cmd, want := range map[string]string{
+			"cat /etc/agent/config.json":        `{"model":"small"}`,
+			"/opt/agent/setup.sh":               "ready\n",
+			"stat -c %a /opt/agent/setup.sh":    "755\n",
+			"stat -c %a /etc/agent/config.json": "644\n",
+		} {
+			if out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", cmd); err != nil || out != want {
+				return fmt.Errorf("%s gave %q (%s), want %q", cmd, out, acctest.ErrText(err), want)
+			}
+		}
+		if out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", "echo x > /etc/agent/config.json"); err == nil {
+			return fmt.Errorf("the read-only root was written: %s", out)
+		}
+		return nil
+	})
+	derivedImage := acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+		img, err := acctest.Engine(t).InspectImage(context.Background(), c.Image)
+		if err != nil {
+			return err
+		}
+		base, err := acctest.Engine(t).InspectImage(context.Background(), acctest.TestImage)
+		if err != nil {
+			return err
+		}
+		if img.ID == base.ID || !engine.ManagedBy(img.Config.Labels) || !c.HostConfig.ReadonlyRootfs {
+			return fmt.Errorf("the sandbox runs %s (labels %v, read-only %t), not an image derived from %s",
+				img.ID, img.Config.Labels, c.HostConfig.ReadonlyRootfs, base.ID)
+		}
+		derived[img.ID] = true
+		return nil
+	})
+	acctest.Test(t, []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, attr("image"), knownvalue.StringExact(acctest.TestImage)),
+			filesInside, derivedImage, acctest.ExpectIsolated(t, addr),
+		},
+	}, {
+		// Removed behind Terraform's back: recreated with its files, and
+		// the image derived for the removed one goes.
+		PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
+			return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
+		}),
+		Config: config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+		},
+		ConfigStateChecks: []statecheck.StateCheck{filesInside, derivedImage},
+	}})
+	if len(derived) != 2 {
+		t.Fatalf("want a derived image per sandbox, got %v", derived)
+	}
+	for id := range derived {
+		if _, err := acctest.Engine(t).InspectImage(context.Background(), id); !engine.IsNotFound(err) {
+			t.Errorf("derived image %s is still on the engine (%v)", id, err)
+		}
+	}
 }

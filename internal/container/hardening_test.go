@@ -187,7 +187,6 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 		{fmt.Sprintf(`files = { "a" = { source = %q } }`, source), `Attribute files\["a"\] must be a clean absolute path`},
 		{`files = { "/a" = { content_base64 = "%%%" } }`, `Attribute files\["/a"\].content_base64 must be standard base64`},
 		{`files = { "/a" = { content = "x", mode = "999" } }`, `must be octal permission bits`},
-		{"read_only = true\n  files = { \"/a\" = { content = \"x\" } }", `Files need a writable root filesystem.*files = `},
 		{"tmpfs = { \"/work\" = \"\" }\n  files = { \"/work/a\" = { content = \"x\" } }", `File hidden by a tmpfs mount.*files\["/work/a"\] is under the tmpfs mount /work`},
 		{"env = { A = \"1\" }\n  env_wo = { A = \"2\" }\n  env_wo_version = 1", `Variable set twice.*env_wo\["A"\] is also in env`},
 		{`env_wo = { A = "2" }`, `Secret\s+version\s+missing.*env_wo\s+needs\s+env_wo_version.*raise\s+env_wo_version`},
@@ -206,9 +205,7 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 }
 
 // The hardened example of the docs applies as written (with a unique name)
-
 // and gives what it promises.
-
 func TestAccContainer_hardenedExample(t *testing.T) {
 	name := acctest.Name(t)
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "sandbox_container", "hardened.tf"))

@@ -27,6 +27,19 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	token := engine.NewCreateToken()
 	spec.Labels[engine.LabelCreateToken] = token
+	if spec.ReadOnly && len(files) > 0 {
+		// A read-only root cannot be written into: the files go into an
+		// image derived from the configured one (files.go).
+		r.removeStaleDerived(ctx, spec.Name)
+		derived, err := r.client.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
+		if err != nil {
+			diags.AddAttributeError(path.Root("files"), "Cannot build the files into the sandbox's image", fmt.Sprintf(
+				"The sandbox's root filesystem is read-only, so its files are built into an image derived from "+
+					"%s, and building it on the Docker engine at %s failed: %v", spec.Image, r.client.Endpoint(), err))
+			return added, append(diags, r.undoCreate(ctx, m, token)...)
+		}
+		spec.Image, files = derived, nil
+	}
 	id, err := r.client.CreateContainer(ctx, spec)
 	if engine.IsNotFound(err) {
 		// The image is missing (the only thing a create can miss here):
@@ -186,8 +199,9 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 		// Nothing runs that could shut down gracefully.
 		if err := r.client.RemoveContainer(ctx, id); err != nil {
 			diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
+			return diags
 		}
-		return diags
+		return r.removeDerivedImage(ctx, m)
 	}
 	if err := r.client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
 		diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+
@@ -196,6 +210,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	}
 	if err := r.client.RemoveContainer(ctx, id); err != nil {
 		diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
+		return diags
 	}
-	return diags
+	return r.removeDerivedImage(ctx, m)
 }

@@ -51,7 +51,8 @@ func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token strin
 		endpoint, err, engine.LabelCreateToken, token, endpoint, engine.LabelCreateToken, token, endpoint))}
 }
 
-// removeByToken removes every container that carries the create token.
+// removeByToken removes every container, and image, that carries the
+// create token.
 func (r *Resource) removeByToken(ctx context.Context, token string) error {
 	ids, err := r.client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
 	if err != nil {
@@ -59,6 +60,16 @@ func (r *Resource) removeByToken(ctx context.Context, token string) error {
 	}
 	for _, id := range ids {
 		if err := r.client.RemoveContainer(ctx, id); err != nil {
+			return err
+		}
+	}
+	// An image derived for the files of a read-only sandbox (files.go).
+	images, err := r.client.ImagesLabelled(ctx, engine.LabelCreateToken, token)
+	if err != nil {
+		return err
+	}
+	for _, id := range images {
+		if err := r.client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) {
 			return err
 		}
 	}

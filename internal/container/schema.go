@@ -186,9 +186,10 @@ func coreAttributes() map[string]schema.Attribute {
 			Validators: []validator.Int64{int64validator.AtLeast(0)},
 		},
 		"image_id": schema.StringAttribute{
-			MarkdownDescription: "Observed: ID of the image the container runs.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			MarkdownDescription: "Observed: ID of the image the container runs: `image`'s, or with `files` " +
+				"and `read_only = true` the image derived from it to hold the files.",
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 	}
 }

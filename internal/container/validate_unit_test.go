@@ -84,7 +84,7 @@ func TestValidateCombinations(t *testing.T) {
 			"", path.Empty()},
 		{"files with a read-only root", func(m *resourceModel) {
 			m.Files, m.ReadOnly = files, types.BoolValue(true)
-		}, "Files need a writable root filesystem", path.Root("files")},
+		}, "", path.Empty()},
 		{"file under a tmpfs mount", func(m *resourceModel) {
 			m.Files, m.Tmpfs = files, values.StringMap(map[string]string{"/work": ""})
 		}, "File hidden by a tmpfs mount", path.Root("files").AtMapKey("/work/a")},

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/container"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/image"
 )
 
 // pingTimeout bounds the reachability check made when the provider is
@@ -227,6 +228,7 @@ func unreachableDetail(endpoint string, err error) string {
 func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		container.NewResource,
+		image.NewResource,
 	}
 }
 

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "agent tools $(cat /etc/tools-version)"

@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/pkg/jsonmessage"
+)
+
+// BuildSpec is an image build the provider asks of the engine.
+type BuildSpec struct {
+	// Context is a tar of the build context, Dockerfile included.
+	Context    io.Reader
+	Dockerfile string // path inside the context
+	Tag        string // repository:tag; empty for an untagged image
+	BuildArgs  map[string]string
+	Target     string
+	Labels     map[string]string
+}
+
+// BuildError is a build the engine ran and that failed: the step that
+// failed and the last lines of output before the failure.
+type BuildError struct {
+	Step    string   // "Step 3/4 : RUN false", or "" when none had started
+	Tail    []string // the last lines of output
+	Message string   // the engine's error
+}
+
+func (e *BuildError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Message)
+	if e.Step != "" {
+		fmt.Fprintf(&b, ", at %s", e.Step)
+	}
+	if len(e.Tail) > 0 {
+		b.WriteString(". Last lines of its output:\n  " + strings.Join(e.Tail, "\n  "))
+	}
+	return b.String()
+}
+
+// buildTailLines is how many lines of output a BuildError keeps.
+const buildTailLines = 20
+
+// BuildImage builds an image from spec with the engine's classic builder,
+// which needs no registry (FROM an image already on the engine works
+// offline) and takes the context as a tar, so remote engines build too.
+// Each line of output goes to logf. It returns the image's ID. A build has
+// no deadline of its own: it takes as long as its steps, within the
+// caller's (the create timeout).
+func (c *Client) BuildImage(ctx context.Context, spec BuildSpec, logf func(line string)) (string, error) {
+	opts := build.ImageBuildOptions{
+		Dockerfile:  spec.Dockerfile,
+		Target:      spec.Target,
+		Labels:      spec.Labels,
+		Remove:      true,
+		ForceRemove: true,
+		Version:     build.BuilderV1,
+		BuildArgs:   map[string]*string{},
+	}
+	if spec.Tag != "" {
+		opts.Tags = []string{spec.Tag}
+	}
+	for k, v := range spec.BuildArgs {
+		opts.BuildArgs[k] = &v
+	}
+	inFlight.Add(1)
+	defer inFlight.Add(-1)
+	resp, err := c.api.ImageBuild(ctx, spec.Context, opts)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+
+	var id, step string
+	var tail []string
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var msg jsonmessage.JSONMessage
+		if err := dec.Decode(&msg); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("the build did not finish: %w", ctx.Err())
+			}
+			return "", fmt.Errorf("reading the build's output: %w", err)
+		}
+		if msg.Error != nil {
+			return "", &BuildError{Step: step, Tail: tail, Message: strings.TrimSpace(msg.Error.Message)}
+		}
+		if msg.Aux != nil {
+			var aux struct{ ID string }
+			if json.Unmarshal(*msg.Aux, &aux) == nil && aux.ID != "" {
+				id = aux.ID
+			}
+		}
+		for _, line := range strings.Split(strings.TrimRight(msg.Stream, "\n"), "\n") {
+			if line = strings.TrimSpace(ansiEscape.ReplaceAllString(line, "")); line == "" {
+				continue
+			}
+			logf(line)
+			if strings.HasPrefix(line, "Step ") || strings.HasPrefix(line, "STEP ") {
+				step = line
+			}
+			if tail = append(tail, line); len(tail) > buildTailLines {
+				tail = tail[1:]
+			}
+			// The classic builder ends with this line; Podman's sends no
+			// aux message but prints the ID last.
+			if rest, ok := strings.CutPrefix(line, "Successfully built "); ok && id == "" {
+				id = rest
+			}
+		}
+	}
+	if id == "" && len(tail) > 0 && isHexID(tail[len(tail)-1]) {
+		id = tail[len(tail)-1]
+	}
+	if id == "" {
+		return "", fmt.Errorf("the engine reported no image ID at the end of the build")
+	}
+	img, err := c.inspectImage(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("inspecting the image just built (%s): %w", id, err)
+	}
+	return img.ID, nil
+}
+
+// ansiEscape matches the terminal colour codes the classic builder puts
+// around a step's standard error.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+func isHexID(s string) bool {
+	s = strings.TrimPrefix(s, "sha256:")
+	return len(s) >= 12 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// RemoveImage removes ref (an image ID or a tag). Given a tag, the engine
+// removes that tag, and the image only when no other tag names it. It
+// refuses, as a conflict, an image a container uses.
+func (c *Client) RemoveImage(ctx context.Context, ref string) error {
+	return c.within(ctx, "the request to remove an image", SlowCallTimeout, func(ctx context.Context) error {
+		_, err := c.api.ImageRemove(ctx, ref, image.RemoveOptions{PruneChildren: true})
+		return err
+	})
+}
+
+// ContainersUsingImage returns the names of the containers, running or
+// not, created from the image with the given ID.
+func (c *Client) ContainersUsingImage(ctx context.Context, id string) ([]string, error) {
+	var names []string
+	err := c.within(ctx, "the request to list containers", QuickCallTimeout, func(ctx context.Context) error {
+		// Podman matches an ID only without its sha256: prefix; Docker
+		// takes either.
+		list, err := c.api.ContainerList(ctx, container.ListOptions{All: true,
+			Filters: filters.NewArgs(filters.Arg("ancestor", strings.TrimPrefix(id, "sha256:")))})
+		for _, s := range list {
+			if strings.TrimPrefix(s.ImageID, "sha256:") != strings.TrimPrefix(id, "sha256:") {
+				continue // a container of an image built on this one
+			}
+			for _, n := range s.Names {
+				names = append(names, strings.TrimPrefix(n, "/"))
+			}
+		}
+		return err
+	})
+	slices.Sort(names)
+	return names, err
+}
+
+// TagImageID returns the ID of the image that ref names, or "" when ref
+// names none.
+func (c *Client) TagImageID(ctx context.Context, ref string) (string, error) {
+	img, err := c.inspectImage(ctx, ref)
+	if IsNotFound(err) {
+		return "", nil
+	}
+	return img.ID, err
+}
+
+// TagImage makes ref name the image with the given ID, moving the tag from
+// any image it named before.
+func (c *Client) TagImage(ctx context.Context, id, ref string) error {
+	return c.within(ctx, "the request to tag an image", QuickCallTimeout, func(ctx context.Context) error {
+		return c.api.ImageTag(ctx, id, ref)
+	})
+}
