@@ -22,6 +22,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/container"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/exec"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/image"
 )
 
@@ -229,6 +230,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 	return []func() resource.Resource{
 		container.NewResource,
 		image.NewResource,
+		exec.NewResource,
 	}
 }
 
