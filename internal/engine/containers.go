@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"time"
 
@@ -275,4 +276,42 @@ func (c *Client) UpdateRestartPolicy(ctx context.Context, id, policy string) err
 		})
 		return err
 	})
+}
+
+// ManagedContainers returns the IDs of the containers, running or not,
+// that this provider's ownership label marks as its own and that carry
+// every label in labels, in one list call filtered by the engine. With
+// namePrefix, only those whose name starts with it.
+func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error) {
+	args := filters.NewArgs(filters.Arg("label", LabelManagedBy+"="+ManagedByValue))
+	for k, v := range labels {
+		args.Add("label", k+"="+v)
+	}
+	if namePrefix != "" {
+		// Docker matches the name with its leading slash, Podman without.
+		args.Add("name", "^/?"+regexp.QuoteMeta(namePrefix))
+	}
+	var ids []string
+	err := c.within(ctx, "the request to list containers", QuickCallTimeout, func(ctx context.Context) error {
+		list, err := c.api.ContainerList(ctx, container.ListOptions{All: true, Filters: args})
+		for _, s := range list {
+			if !ManagedBy(s.Labels) || !hasPrefixName(s.Names, namePrefix) {
+				continue
+			}
+			ids = append(ids, s.ID)
+		}
+		return err
+	})
+	return ids, err
+}
+
+// hasPrefixName reports whether one of a container's names starts with
+// prefix.
+func hasPrefixName(names []string, prefix string) bool {
+	for _, n := range names {
+		if strings.HasPrefix(strings.TrimPrefix(n, "/"), prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/container"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/containers"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/exec"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/image"
@@ -236,5 +237,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 
 // DataSources lists the provider's data sources.
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		containers.NewDataSource,
+	}
 }
