@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Applies the quickstart example through the real terraform CLI with the
 # provider built from this tree (dev_overrides: no `terraform init`, no
-# registry), then shows from the engine that the sandbox has no network.
+# registry): it builds an image, starts a read-only sandbox from it, runs a
+# setup command and lists the sandboxes. Then it shows from the engine that
+# the sandbox has no network.
 #   demo.sh           apply and show the proof
 #   demo.sh destroy   tear the demo down
 # Run through `make demo` / `make demo-destroy`, which build the provider and
@@ -11,7 +13,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$repo/.build/demo"
 mkdir -p "$work"
-cp "$repo/examples/quickstart/main.tf" "$work/main.tf"
+cp -R "$repo/examples/quickstart/." "$work/"
 cat >"$work/dev.tfrc" <<TFRC
 provider_installation {
   dev_overrides {
@@ -31,6 +33,9 @@ fi
 
 tf apply -auto-approve -input=false
 name="$(tf output -raw sandbox_name)"
+echo
+echo "== Setup output: $(tf output -raw setup_output)"
+echo "== Isolation of the engine's quickstart sandboxes: $(tf output -json isolation)"
 
 echo
 echo "== Proof from the engine that sandbox '$name' has no network =="

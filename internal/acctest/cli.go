@@ -292,9 +292,13 @@ func Flatten(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Write writes a file for a test, failing it when it cannot.
+// Write writes a file for a test, with its missing directories, failing
+// it when it cannot.
 func Write(t *testing.T, path, content string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}

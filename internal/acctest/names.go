@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,9 +111,10 @@ func sweep(string) error {
 	return removeNamed(context.Background(), dockerAPI, namePrefix, true)
 }
 
-// ImageName returns an image repository name unique to this test run (as
-// Name, whose containers it also removes) and, when the test ends however
-// it ends, removes every image tagged with it.
+// ImageName returns a name unique to this test run for the images a test
+// builds (as Name, whose containers it also removes) and, when the test
+// ends however it ends, removes every image tagged with a repository that
+// starts with it.
 func ImageName(t *testing.T) string {
 	t.Helper()
 	name := Name(t)
@@ -127,38 +129,53 @@ func ImageName(t *testing.T) string {
 	return name
 }
 
-// ImagesNamed lists the IDs of the images tagged repository:anything.
-func ImagesNamed(t *testing.T, repository string) []string {
+// ImagesNamed lists the IDs of the images tagged with a repository that
+// starts with prefix.
+func ImagesNamed(t *testing.T, prefix string) []string {
 	t.Helper()
-	list, err := Docker(t).ImageList(context.Background(), image.ListOptions{
-		Filters: filters.NewArgs(filters.Arg("reference", repository+":*")),
-	})
+	tags, err := tagsNamed(context.Background(), Docker(t), prefix)
 	if err != nil {
-		t.Fatalf("listing images named %s: %v", repository, err)
+		t.Fatal(err)
 	}
-	ids := make([]string, 0, len(list))
-	for _, img := range list {
-		ids = append(ids, img.ID)
+	var ids []string
+	for _, id := range tags {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
 	}
 	return ids
 }
 
-func removeImagesNamed(ctx context.Context, api *client.Client, repository string) error {
-	list, err := api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", repository+":*"))})
+// tagsNamed maps the tags whose repository starts with prefix to the IDs
+// of their images.
+func tagsNamed(ctx context.Context, api *client.Client, prefix string) (map[string]string, error) {
+	list, err := api.ImageList(ctx, image.ListOptions{})
 	if err != nil {
-		return fmt.Errorf("listing images named %s: %w", repository, err)
+		return nil, fmt.Errorf("listing images: %w", err)
 	}
-	// By tag, not by ID: an image with other tags (a test may tag the test
-	// image with the name) keeps them.
-	var errs []error
+	tags := map[string]string{}
 	for _, img := range list {
 		for _, tag := range img.RepoTags {
-			if !strings.HasPrefix(familiar(tag), repository+":") {
-				continue
+			if strings.HasPrefix(familiar(tag), prefix) {
+				tags[tag] = img.ID
 			}
-			if _, err := api.ImageRemove(ctx, tag, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !engine.IsNotFound(err) {
-				errs = append(errs, fmt.Errorf("removing image %s: %w", tag, err))
-			}
+		}
+	}
+	return tags, nil
+}
+
+// removeImagesNamed removes the tags whose repository starts with prefix,
+// by tag, not by ID: an image with other tags (a test may tag the test
+// image with the name) keeps them.
+func removeImagesNamed(ctx context.Context, api *client.Client, prefix string) error {
+	tags, err := tagsNamed(ctx, api, prefix)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for tag := range tags {
+		if _, err := api.ImageRemove(ctx, tag, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !engine.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("removing image %s: %w", tag, err))
 		}
 	}
 	return errors.Join(errs...)
