@@ -103,12 +103,14 @@ func removeNamed(ctx context.Context, api *client.Client, prefix string, provenO
 
 // sweep removes what crashed acceptance runs left on the engine: containers
 // named with namePrefix that the provider's or the tests' labels prove are
-// theirs. Run it with `make sweep`.
+// theirs, and the tags starting with namePrefix (only test runs make
+// those). Run it with `make sweep`.
 func sweep(string) error {
 	if err := connect(); err != nil {
 		return err
 	}
-	return removeNamed(context.Background(), dockerAPI, namePrefix, true)
+	ctx := context.Background()
+	return errors.Join(removeNamed(ctx, dockerAPI, namePrefix, true), removeImagesNamed(ctx, dockerAPI, namePrefix))
 }
 
 // ImageName returns a name unique to this test run for the images a test

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
@@ -213,4 +214,33 @@ func TestAccExec_example(t *testing.T) {
 			}),
 		},
 	}})
+}
+
+// Ctrl-C during a long command ends the apply and kills the command inside
+// the sandbox, children included; it is not recorded, so the next apply
+// runs it again.
+func TestAccExec_ctrlCKillsTheCommand(t *testing.T) {
+	name := acctest.Name(t)
+	body := `  command = ["sh", "-c", "mkdir -p /work && echo run >> /work/runs && sleep 300 & sleep 301"]`
+	tf := acctest.NewCLI(t, config(name, "", body))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+
+	apply := tf.Start("apply", "-auto-approve")
+	apply.WaitFor(t, "sandbox_exec.test: Creating...", time.Minute)
+	time.Sleep(2 * time.Second)
+	if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	out, err := apply.Wait(time.Minute)
+	if err == nil {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out)
+	}
+	ps, err := acctest.ExecOK(context.Background(), t, name, "ps")
+	if err != nil || strings.Contains(ps, "sleep 30") {
+		t.Fatalf("the interrupted command still runs (%s):\n%s\napply said:\n%s", acctest.ErrText(err), ps, out)
+	}
+	// Not recorded, so the next apply runs it again.
+	if state := tf.Exact("state", "list"); strings.Contains(state, "sandbox_exec.test") {
+		t.Fatalf("the interrupted command is in the state:\n%s", state)
+	}
 }
