@@ -299,3 +299,40 @@ func TestAccImage_example(t *testing.T) {
 		},
 	}})
 }
+
+// A Dockerfile elsewhere in the context (sent even though .dockerignore
+// excludes its directory), a target stage, and labels beside the
+// provider's own.
+func TestAccImage_dockerfileTargetAndLabels(t *testing.T) {
+	name := acctest.ImageName(t)
+	dir := buildContext(t, name, "", map[string]string{
+		".dockerignore": "docker/\n",
+		"docker/agent.Dockerfile": fmt.Sprintf("FROM %s AS tools\nLABEL test.name=%q\nRUN echo tools > /tools\n"+
+			"FROM tools AS final\nRUN echo final > /final\n", acctest.TestImage, name),
+	})
+	config := imageConfig(name, dir, `  dockerfile = "docker/agent.Dockerfile"
+  target     = "tools"
+  labels     = { team = "platform" }`)
+	acctest.Test(t, []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: []statecheck.StateCheck{
+			expectFile(t, "/tools", "tools"),
+			acctest.ExpectInside(t, "sandbox_container.test", func(ctx context.Context, id string) error {
+				if out, err := acctest.ExecOK(ctx, t, id, "cat", "/final"); err == nil {
+					return fmt.Errorf("the stage after the target was built: /final = %q", out)
+				}
+				return nil
+			}),
+			acctest.ExpectEngine(t, "sandbox_container.test", func(c engine.Container) error {
+				img, err := acctest.Engine(t).InspectImage(context.Background(), c.Image)
+				if err != nil {
+					return err
+				}
+				if img.Config.Labels["team"] != "platform" || !engine.ManagedBy(img.Config.Labels) {
+					return fmt.Errorf("image labels %v", img.Config.Labels)
+				}
+				return nil
+			}),
+		},
+	}})
+}
