@@ -127,6 +127,12 @@ func Main(m *testing.M) {
 type runThenClean struct{ m *testing.M }
 
 func (r runThenClean) Run() int {
+	// The tests' engine client is built from DOCKER_HOST and the like as the
+	// run starts, before a test that sets them for itself (t.Setenv) could
+	// point it at another engine for every later test.
+	if os.Getenv(resource.EnvTfAcc) != "" {
+		_ = connect()
+	}
 	code := r.m.Run()
 	removeBuiltProvider()
 	return code

@@ -179,8 +179,8 @@ func (t *sshTunnel) ready(ctx context.Context) (string, error) {
 	return p.socket, nil
 }
 
-// start runs ssh and waits until its local socket exists, ssh exits, or
-// sshReadyTimeout passes.
+// start runs ssh and waits until its local socket accepts a connection,
+// ssh exits, or sshReadyTimeout passes.
 func (t *sshTunnel) start(ctx context.Context, socket string) (*sshProcess, error) {
 	cmd := exec.Command("ssh", t.sshArgs(socket)...)
 	p := &sshProcess{cmd: cmd, socket: socket, stderr: &tail{max: 4096}, exited: make(chan struct{})}
@@ -198,7 +198,11 @@ func (t *sshTunnel) start(ctx context.Context, socket string) (*sshProcess, erro
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if _, err := os.Stat(socket); err == nil {
+		// ssh creates the socket file when it binds and accepts once it
+		// listens: until then a connection is refused, so the tunnel is
+		// ready when one is accepted.
+		if conn, err := net.Dial("unix", socket); err == nil {
+			_ = conn.Close()
 			return p, nil
 		}
 		select {
