@@ -208,7 +208,8 @@ func (r *Resource) UpgradeState(_ context.Context) map[int64]resource.StateUpgra
 }
 
 // ValidateConfig checks, at plan time, what single attributes cannot:
-// combinations. Each attribute group checks its own.
+// combinations, each attribute group its own; and that the CLI can send
+// write-only attributes when the configuration has some.
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m resourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -216,6 +217,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 		return
 	}
 	resp.Diagnostics.Append(m.validate(ctx)...)
+	resp.Diagnostics.Append(m.needsWriteOnlyCLI(req.ClientCapabilities.WriteOnlyAttributesAllowed)...)
 }
 
 // ModifyPlan records each file's digest, so that a plan shows a file whose

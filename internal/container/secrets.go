@@ -100,3 +100,18 @@ func (s secretsModel) validate(env types.Map) diag.Diagnostics {
 	}
 	return diags
 }
+
+// needsWriteOnlyCLI refuses env_wo on a CLI that cannot send write-only
+// attributes (Terraform before 1.11, OpenTofu before 1.11), which would
+// otherwise store the secrets in the state.
+func (s secretsModel) needsWriteOnlyCLI(writeOnlyAllowed bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if writeOnlyAllowed || s.EnvWO.IsNull() {
+		return diags
+	}
+	diags.AddAttributeError(path.Root("env_wo"), "This CLI cannot keep env_wo out of the state",
+		"env_wo is write-only: only Terraform 1.11 or later and OpenTofu 1.11 or later can send it without "+
+			"storing it in the plan and state, and this CLI does not support write-only attributes. Upgrade "+
+			"the CLI, or, if storing the values in the state is acceptable, move them to env.")
+	return diags
+}

@@ -2,6 +2,7 @@ package container
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -220,5 +221,26 @@ func TestTmpfsOptions(t *testing.T) {
 		if p := tmpfsOptionsProblem(bad); p == "" {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// A CLI that cannot send write-only attributes is refused env_wo, with the
+// versions that can; without env_wo, or on a CLI that can, nothing is said.
+func TestWriteOnlyNeedsACapableCLI(t *testing.T) {
+	t.Parallel()
+	secrets := secretsModel{EnvWO: values.StringMap(map[string]string{"TOKEN": "x"}), EnvWOVersion: types.Int64Value(1)}
+	diags := secrets.needsWriteOnlyCLI(false)
+	if !diags.HasError() || len(diags) != 1 {
+		t.Fatalf("env_wo on an old CLI: %v", diags)
+	}
+	if d := diags[0]; d.Summary() != "This CLI cannot keep env_wo out of the state" ||
+		!strings.Contains(d.Detail(), "Terraform 1.11 or later and OpenTofu 1.11 or later") {
+		t.Errorf("diagnostic %q: %s", d.Summary(), d.Detail())
+	}
+	if diags := secrets.needsWriteOnlyCLI(true); diags.HasError() {
+		t.Errorf("env_wo on a capable CLI: %v", diags)
+	}
+	if diags := nullSecrets().needsWriteOnlyCLI(false); diags.HasError() {
+		t.Errorf("no env_wo on an old CLI: %v", diags)
 	}
 }
