@@ -1,29 +1,26 @@
 #!/usr/bin/env bash
 # Applies the quickstart example through the real terraform CLI with the
-# provider built from this tree (dev_overrides: no `terraform init`, no
-# registry): it builds an image, starts a read-only sandbox from it, runs a
-# setup command and lists the sandboxes. Then it shows from the engine that
-# the sandbox has no network.
+# provider that `make install` put into the local mirror (`terraform init`,
+# no registry, no dev_overrides): it builds an image, starts a read-only
+# sandbox from it, runs a setup command and lists the sandboxes. Then it
+# shows from the engine that the sandbox has no network.
 #   demo.sh           apply and show the proof
 #   demo.sh destroy   tear the demo down
-# Run through `make demo` / `make demo-destroy`, which build the provider and
-# make sure an engine and the local image exist first.
+# Run through `make demo` / `make demo-destroy`, which install the provider
+# and make sure an engine and the local image exist first.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$repo/.build/demo"
 mkdir -p "$work"
 cp -R "$repo/examples/quickstart/." "$work/"
-cat >"$work/dev.tfrc" <<TFRC
-provider_installation {
-  dev_overrides {
-    "tfsandbox/sandbox" = "$repo/bin"
-  }
-  direct {}
-}
-TFRC
-export TF_CLI_CONFIG_FILE="$work/dev.tfrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
+# No CLI configuration: `make install` put the provider into the implicit
+# local mirror, where `terraform init` finds it offline.
+export TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
+unset TF_CLI_CONFIG_FILE
 tf() { terraform -chdir="$work" "$@"; }
+# -upgrade: a reinstalled build of the same version has a new checksum.
+tf init -input=false -upgrade >/dev/null
 
 if [ "${1:-}" = destroy ]; then
   tf destroy -auto-approve -input=false

@@ -2,11 +2,13 @@
 # busybox image that `make image` builds), start a read-only, network-less
 # sandbox from it with a task file, run its setup command and read the
 # output, and list the engine's sandboxes with their isolation.
-# `make demo` applies it with the provider built from this repository.
+# `make demo` installs the provider into the local mirror (`make install`),
+# then runs `terraform init` and `apply` here.
 terraform {
   required_providers {
     sandbox = {
-      source = "tfsandbox/sandbox"
+      source  = "tfsandbox/sandbox"
+      version = "~> 0.1"
     }
   }
 }

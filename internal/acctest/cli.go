@@ -303,3 +303,26 @@ func Write(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// ModuleRoot is the directory of this module's go.mod, for tests that run
+// its Makefile or read its files.
+func ModuleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TofuPath is the OpenTofu CLI the suite also runs under: SANDBOX_TOFU_PATH,
+// which `make test` sets after building it with `make tofu`.
+func TofuPath(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("SANDBOX_TOFU_PATH")
+	if path == "" {
+		t.Fatal("SANDBOX_TOFU_PATH is not set: build OpenTofu with `make tofu` and run the suite through " +
+			"`make test`, which sets it")
+	}
+	return path
+}
