@@ -40,6 +40,17 @@ type Config struct {
 	// Host; empty means DOCKER_CONTEXT, then DOCKER_HOST, then the docker
 	// CLI's current context.
 	Context string
+	// Version is the provider's, sent to the engine in the User-Agent
+	// header (terraform-provider-sandbox/0.1.0), which its logs show.
+	Version string
+}
+
+// userAgent names the provider, and its version when known.
+func userAgent(version string) string {
+	if version == "" {
+		return "terraform-provider-sandbox"
+	}
+	return "terraform-provider-sandbox/" + version
 }
 
 // Client talks to one Docker engine.
@@ -123,7 +134,7 @@ func New(cfg Config) (*Client, error) {
 	opts := []client.Opt{
 		client.WithHTTPClient(&http.Client{Transport: transport, CheckRedirect: client.CheckRedirect}),
 		client.WithAPIVersionNegotiation(),
-		client.WithUserAgent("terraform-provider-sandbox"),
+		client.WithUserAgent(userAgent(cfg.Version)),
 	}
 	switch u.Scheme {
 	case "ssh":

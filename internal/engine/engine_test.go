@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -110,5 +113,34 @@ func TestBriefKeepsOneSentence(t *testing.T) {
 	}
 	if got := Brief(errors.New(strings.Repeat("x", 1000))); len(got) > maxBrief+100 {
 		t.Errorf("a long line kept %d characters", len(got))
+	}
+}
+
+func TestUserAgentCarriesTheVersion(t *testing.T) {
+	// A plain engine, whatever engine the run points at.
+	for _, key := range []string{"DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"} {
+		t.Setenv(key, "")
+	}
+	agents := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		agents <- r.UserAgent()
+		w.Header().Set("Api-Version", "1.45")
+		_, _ = w.Write([]byte("OK"))
+	}))
+	defer srv.Close()
+	for version, want := range map[string]string{"0.1.0": "terraform-provider-sandbox/0.1.0", "": "terraform-provider-sandbox"} {
+		c, err := New(Config{Host: "tcp://" + srv.Listener.Addr().String(), Version: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Ping(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-agents; got != want {
+			t.Errorf("version %q: User-Agent %q, want %q", version, got, want)
+		}
+		for len(agents) > 0 {
+			<-agents
+		}
 	}
 }

@@ -166,6 +166,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 	engineCfg, diags := cfg.engineConfig(ctx)
+	engineCfg.Version = p.version
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
