@@ -3,6 +3,7 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 func write(t *testing.T, dir, name, content string, mode os.FileMode) {
@@ -127,5 +131,19 @@ func TestContextErrorsSayWhatIsWrong(t *testing.T) {
 	}
 	if _, err := walkContext(dir, "Dockerfile"); err == nil || !strings.Contains(err.Error(), "set dockerfile") {
 		t.Errorf("a context without Dockerfile: %v", err)
+	}
+}
+
+// The plan digests the context only when every input is known, elements
+// of build_args and labels included.
+func TestFullyKnown(t *testing.T) {
+	ctx := context.Background()
+	known := types.MapValueMust(types.StringType, map[string]attr.Value{"A": types.StringValue("1")})
+	partly := types.MapValueMust(types.StringType, map[string]attr.Value{"A": types.StringUnknown()})
+	if !fullyKnown(ctx, types.StringValue("dir"), known, types.StringNull()) {
+		t.Error("known values read as unknown")
+	}
+	if fullyKnown(ctx, types.StringValue("dir"), partly) || fullyKnown(ctx, types.StringUnknown()) {
+		t.Error("an unknown value, or an unknown element, read as known")
 	}
 }

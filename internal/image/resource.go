@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -159,8 +160,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	digest := types.StringUnknown()
-	if !plan.Context.IsUnknown() && !plan.Dockerfile.IsUnknown() && !plan.BuildArgs.IsUnknown() &&
-		!plan.Target.IsUnknown() && !plan.Labels.IsUnknown() {
+	if fullyKnown(ctx, plan.Context, plan.Dockerfile, plan.BuildArgs, plan.Target, plan.Labels) {
 		d, err := plan.digest()
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("context"), "Cannot read the build context", err.Error())
@@ -181,4 +181,16 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	// After apply the name names the image, whether it did before or not.
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("tagged"), types.BoolValue(true))...)
+}
+
+// fullyKnown reports whether every value, and everything in it (a map's
+// elements), is known.
+func fullyKnown(ctx context.Context, vals ...attr.Value) bool {
+	for _, v := range vals {
+		tv, err := v.ToTerraformValue(ctx)
+		if err != nil || !tv.IsFullyKnown() {
+			return false
+		}
+	}
+	return true
 }
