@@ -129,12 +129,19 @@ func (c *Client) RunExec(ctx context.Context, id string, spec ExecSpec) (ExecRes
 func (c *Client) killMarked(ctx context.Context, id, user, marker string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
 	defer cancel()
-	script := `for p in /proc/[0-9]*; do
-  if tr '\0' '\n' < "$p/environ" 2>/dev/null | grep -qx "$1"; then kill -KILL "${p#/proc/}" 2>/dev/null; fi
+	// A killed process takes a moment to go: look again, a few times.
+	script := `marked() {
+  for p in /proc/[0-9]*; do
+    if tr '\0' '\n' < "$p/environ" 2>/dev/null | grep -qx "$1"; then echo "${p#/proc/}"; fi
+  done
+}
+for attempt in 1 2 3 4 5; do
+  pids="$(marked "$1")"
+  [ -z "$pids" ] && exit 0
+  kill -KILL $pids 2>/dev/null
+  sleep 1
 done
-for p in /proc/[0-9]*; do
-  if tr '\0' '\n' < "$p/environ" 2>/dev/null | grep -qx "$1"; then exit 3; fi
-done`
+[ -z "$(marked "$1")" ] || exit 3`
 	created, err := c.api.ContainerExecCreate(ctx, id, container.ExecOptions{
 		Cmd: []string{"/bin/sh", "-c", script, "kill", marker}, User: user, AttachStdout: true, AttachStderr: true,
 	})
