@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/distribution/reference"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
@@ -151,14 +151,20 @@ func ImagesNamed(t *testing.T, prefix string) []string {
 // tagsNamed maps the tags whose repository starts with prefix to the IDs
 // of their images.
 func tagsNamed(ctx context.Context, api *client.Client, prefix string) (map[string]string, error) {
+	// Podman's list can fail while another image is being removed
+	// ("image not known"): ask again.
 	list, err := api.ImageList(ctx, image.ListOptions{})
+	for attempt := 1; err != nil && attempt < 5; attempt++ {
+		time.Sleep(time.Second)
+		list, err = api.ImageList(ctx, image.ListOptions{})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listing images: %w", err)
 	}
 	tags := map[string]string{}
 	for _, img := range list {
 		for _, tag := range img.RepoTags {
-			if strings.HasPrefix(familiar(tag), prefix) {
+			if strings.HasPrefix(engine.FamiliarTag(tag), prefix) {
 				tags[tag] = img.ID
 			}
 		}
@@ -181,13 +187,4 @@ func removeImagesNamed(ctx context.Context, api *client.Client, prefix string) e
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// familiar is a tag as the docker CLI prints it: Podman writes tags in full
-// (docker.io/library/agent:1), and local ones with a localhost/ prefix.
-func familiar(tag string) string {
-	if named, err := reference.ParseNormalizedNamed(tag); err == nil {
-		tag = reference.FamiliarString(named)
-	}
-	return strings.TrimPrefix(tag, "localhost/")
 }
