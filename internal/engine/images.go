@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/distribution/reference"
 
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/pkg/jsonmessage"
@@ -76,4 +79,14 @@ func (c *Client) InspectImage(ctx context.Context, ref string) (Image, error) {
 		return Image{}, fmt.Errorf("inspecting image %q: %w", ref, err)
 	}
 	return img, nil
+}
+
+// FamiliarTag is an image tag as the docker CLI prints it, for comparing
+// tags as engines write them: Podman writes them in full
+// (docker.io/library/agent:1), and local ones with a localhost/ prefix.
+func FamiliarTag(tag string) string {
+	if named, err := reference.ParseNormalizedNamed(tag); err == nil {
+		tag = reference.FamiliarString(named)
+	}
+	return strings.TrimPrefix(tag, "localhost/")
 }

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/distribution/reference"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -169,18 +168,10 @@ func (r *Resource) inUse(name, id string, users []string) diag.Diagnostic {
 			"keep_on_destroy = true to leave the image.", name, engine.ShortID(id), r.client.Endpoint(), who))
 }
 
-// sameTag reports whether two tags name the same thing: Podman writes
-// tags in full (docker.io/library/agent:1) and local images' with a
-// localhost/ prefix.
+// sameTag reports whether two tags name the same thing, however the
+// engine writes them.
 func sameTag(a, b string) bool {
-	return familiarTag(a) == familiarTag(b)
-}
-
-func familiarTag(t string) string {
-	if named, err := reference.ParseNormalizedNamed(t); err == nil {
-		t = reference.FamiliarString(named)
-	}
-	return strings.TrimPrefix(t, "localhost/")
+	return engine.FamiliarTag(a) == engine.FamiliarTag(b)
 }
 
 // refresh checks that the image is still on the engine and whether its
@@ -188,13 +179,7 @@ func familiarTag(t string) string {
 func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
-	if _, err := r.client.InspectImage(ctx, id); engine.IsNotFound(err) {
-		return false, diags
-	} else if err != nil {
-		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting image %s (%s) on the Docker engine at %s "+
-			"failed: %s", name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
-		return false, diags
-	}
+	// One call when the name still names the image, as it mostly does.
 	current, err := r.client.TagImageID(ctx, name)
 	if err != nil {
 		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s",
@@ -202,15 +187,23 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 		return false, diags
 	}
 	m.Tagged = types.BoolValue(current == id)
-	if current != id {
-		now := "no longer names any image"
-		if current != "" {
-			now = "now names image " + engine.ShortID(current)
-		}
-		diags.AddWarning("Image tag moved", fmt.Sprintf(
-			"%s was built as image %s but %s on the Docker engine at %s. Apply puts the tag back on the image "+
-				"this resource built.", name, engine.ShortID(id), now, r.client.Endpoint()))
+	if current == id {
+		return true, diags
 	}
+	if _, err := r.client.InspectImage(ctx, id); engine.IsNotFound(err) {
+		return false, diags
+	} else if err != nil {
+		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting image %s (%s) on the Docker engine at %s "+
+			"failed: %s", name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+		return false, diags
+	}
+	now := "no longer names any image"
+	if current != "" {
+		now = "now names image " + engine.ShortID(current)
+	}
+	diags.AddWarning("Image tag moved", fmt.Sprintf(
+		"%s was built as image %s but %s on the Docker engine at %s. Apply puts the tag back on the image "+
+			"this resource built.", name, engine.ShortID(id), now, r.client.Endpoint()))
 	return true, diags
 }
 
