@@ -5,13 +5,12 @@ import (
 	"flag"
 	"log"
 	"os"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/process"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
 )
 
@@ -22,8 +21,8 @@ func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
-	quietUnreadLogs()
-	tuneGC()
+	process.QuietUnreadLogs()
+	process.TuneGC()
 	if !debug {
 		go exitWhenOrphaned(os.Getppid(), time.Second)
 	}
@@ -63,46 +62,4 @@ func exitWhenOrphaned(parent int, every time.Duration) {
 	}
 	engine.CloseTunnels()
 	os.Exit(1)
-}
-
-// sdkLogLevels are the plugin SDK's log level settings, read when the
-// server starts.
-var sdkLogLevels = []string{"TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"}
-
-// quietUnreadLogs turns the plugin SDK's trace logs off when no TF_LOG*
-// variable asks for logs. Terraform then discards every line the provider
-// writes, yet formatting the framework's per-attribute trace lines, and
-// Terraform parsing them, took about half of a plan's time (bench/RESULTS.md).
-// With any TF_LOG* variable set, logging is left exactly as configured.
-func quietUnreadLogs() {
-	for _, kv := range os.Environ() {
-		if name, value, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "TF_LOG") && value != "" {
-			return
-		}
-	}
-	for _, name := range sdkLogLevels {
-		_ = os.Setenv(name, "off")
-	}
-}
-
-// The garbage collector's settings when the user sets neither GOGC nor
-// GOMEMLIMIT. A plan of many sandboxes allocates mostly short-lived garbage
-// (the framework copies its schema maps at every attribute path it
-// resolves), and with Go's default GOGC of 100 collection took about 12 % of
-// the provider's CPU. Collecting less often, within a heap limit that keeps
-// the whole process under 64 MiB, made a plan of 200 sandboxes about 10 %
-// faster and lowered the peak RSS (bench/RESULTS.md).
-const (
-	gcPercent   = 400
-	memoryLimit = 40 << 20
-)
-
-// tuneGC applies gcPercent and memoryLimit unless the user set GOGC or
-// GOMEMLIMIT, which the Go runtime has already applied.
-func tuneGC() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetGCPercent(gcPercent)
-	debug.SetMemoryLimit(memoryLimit)
 }

@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"math"
@@ -31,7 +31,7 @@ func TestQuietUnreadLogs(t *testing.T) {
 			if c.env != "" {
 				t.Setenv(c.env, c.value)
 			}
-			quietUnreadLogs()
+			QuietUnreadLogs()
 			for _, name := range sdkLogLevels {
 				if got := os.Getenv(name) == "off"; got != c.quiet {
 					t.Errorf("%s = %q, quiet = %v, want %v", name, os.Getenv(name), got, c.quiet)
@@ -67,7 +67,7 @@ func TestTuneGC(t *testing.T) {
 			if c.env != "" {
 				t.Setenv(c.env, "1")
 			}
-			tuneGC()
+			TuneGC()
 			percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
 			if tuned := percent == gcPercent && limit == memoryLimit; tuned != c.tuned {
 				t.Errorf("GOGC %d, memory limit %d: tuned = %v, want %v", percent, limit, tuned, c.tuned)
