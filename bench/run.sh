@@ -35,7 +35,7 @@ for dir in tf tf-alone tf-framework; do
   cp "$repo/bench/terraform/main.tf" "$work/$dir/main.tf"
 done
 
-echo "== building the provider, the floor and the peak-RSS wrapper"
+echo "== building the provider, the floor, bench/noop and the peak-RSS wrapper"
 (cd "$repo" && go build -o "$work/terraform-provider-sandbox" . &&
   go build -o "$work/floor" ./bench/floor &&
   go build -o "$work/noop" ./bench/noop &&
@@ -145,15 +145,9 @@ if [ "$remote_n" != 0 ]; then
   unset where
 fi
 
-echo
-echo "Medians of $rounds interleaved rounds; engine $(docker version -f '{{.Server.Version}}'), $(nproc) cores, $(terraform version | head -n 1)."
-echo "apply = create and start (floor) / terraform apply; plan = inspect / terraform plan (refresh);"
-echo "destroy = force remove / terraform destroy. Terraform alone and framework alone = the same terraform"
-echo "command against bench/noop (this schema, no engine, no work; on terraform-plugin-go only, and through"
-echo "terraform-plugin-framework). Peak RSS is the largest provider process in the phase."
-echo
-awk -F'\t' '
-  # Portable awk (mawk has no asort): insertion sort, then the middle.
+# The median of a space-separated list, for the tables below. Portable awk
+# (mawk has no asort): insertion sort, then the middle.
+median_awk='
   function median(list,   a, k, i, j, t) {
     k = split(list, a, " ")
     for (i = 2; i <= k; i++) {
@@ -162,7 +156,16 @@ awk -F'\t' '
       a[j + 1] = t
     }
     return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-  }
+  }'
+
+echo
+echo "Medians of $rounds interleaved rounds; engine $(docker version -f '{{.Server.Version}}'), $(nproc) cores, $(terraform version | head -n 1)."
+echo "apply = create and start (floor) / terraform apply; plan = inspect / terraform plan (refresh);"
+echo "destroy = force remove / terraform destroy. Terraform alone and framework alone = the same terraform"
+echo "command against bench/noop (this schema, no engine, no work; on terraform-plugin-go only, and through"
+echo "terraform-plugin-framework). Peak RSS is the largest provider process in the phase."
+echo
+awk -F'\t' "$median_awk"'
   $2 != "provider" && $2 != "floor" && $2 != "alone" && $2 != "framework" { next }
   {
     key = $1 SUBSEP $3
@@ -187,16 +190,7 @@ if [ "$remote_n" != 0 ]; then
   echo "Remote engines, N=$remote_n, medians of $rounds interleaved rounds: the same phases through the local"
   echo "socket, over TLS (a second dockerd on 127.0.0.1) and over SSH (the local engine behind sshd on 127.0.0.1)."
   echo
-  awk -F'\t' -v n="$remote_n" '
-    function median(list,   a, k, i, j, t) {
-      k = split(list, a, " ")
-      for (i = 2; i <= k; i++) {
-        t = a[i] + 0
-        for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-        a[j + 1] = t
-      }
-      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-    }
+  awk -F'\t' -v n="$remote_n" "$median_awk"'
     $1 == n && ($2 == "local" || $2 == "tls" || $2 == "ssh") { secs[$2, $3] = secs[$2, $3] " " $4 }
     END {
       printf "| phase   | local (s) | TLS (s) | TLS / local | SSH (s) | SSH / local |\n"
@@ -218,16 +212,7 @@ fi
 # added to the floor. Exits 1 when a target is missed.
 case " $counts " in *" 200 "*) ;; *) exit 0 ;; esac
 echo
-awk -F'\t' '
-  function median(list,   a, k, i, j, t) {
-    k = split(list, a, " ")
-    for (i = 2; i <= k; i++) {
-      t = a[i] + 0
-      for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-      a[j + 1] = t
-    }
-    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-  }
+awk -F'\t' "$median_awk"'
   function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
   $1 == 200 && ($2 == "provider" || $2 == "floor" || $2 == "alone" || $2 == "framework") {
     secs[$2, $3] = secs[$2, $3] " " $4

@@ -168,9 +168,11 @@ func (s *server) PlanResourceChange(_ context.Context, req *tfprotov6.PlanResour
 // ApplyResourceChange records the plan, its unknowns null and id = name.
 func (s *server) ApplyResourceChange(_ context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	planned, err := req.PlannedState.Unmarshal(s.typ)
-	if err != nil || planned.IsNull() {
-		dv, _ := tfprotov6.NewDynamicValue(s.typ, planned)
-		return &tfprotov6.ApplyResourceChangeResponse{NewState: &dv}, err
+	if err != nil {
+		return nil, err
+	}
+	if planned.IsNull() {
+		return &tfprotov6.ApplyResourceChangeResponse{NewState: req.PlannedState}, nil
 	}
 	var attrs map[string]tftypes.Value
 	if err := planned.As(&attrs); err != nil {
