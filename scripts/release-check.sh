@@ -29,7 +29,11 @@ for f in "$zip" "$sums"; do [ -s "$f" ] || { echo "release-check: $f is missing"
 # name; the sums, which the signature covers, must name it.
 grep -q "^$(sha256sum terraform-registry-manifest.json | cut -d' ' -f1)  $(basename "$manifest")\$" "$sums" ||
   { echo "release-check: $sums does not cover $(basename "$manifest")" >&2; cat "$sums" >&2; exit 1; }
-unzip -l "$zip" | grep -q " ${name}_v${version}\$" || { echo "release-check: $zip does not hold ${name}_v${version}" >&2; exit 1; }
+# The listing is read whole first: under pipefail, `unzip | grep -q` fails
+# at random, when grep exits on its match while unzip is still writing.
+entries="$(unzip -Z1 "$zip")"
+grep -qx "${name}_v${version}" <<<"$entries" ||
+  { echo "release-check: $zip does not hold ${name}_v${version}; it holds: $entries" >&2; exit 1; }
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
