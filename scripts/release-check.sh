@@ -29,8 +29,8 @@ for f in "$zip" "$sums"; do [ -s "$f" ] || { echo "release-check: $f is missing"
 # name; the sums, which the signature covers, must name it.
 grep -q "^$(sha256sum terraform-registry-manifest.json | cut -d' ' -f1)  $(basename "$manifest")\$" "$sums" ||
   { echo "release-check: $sums does not cover $(basename "$manifest")" >&2; cat "$sums" >&2; exit 1; }
-# The listing is read whole first: under pipefail, `unzip | grep -q` fails
-# at random, when grep exits on its match while unzip is still writing.
+# Output is read whole before it is matched: under pipefail, `cmd | grep -q`
+# fails at random, when grep exits on its match while cmd is still writing.
 entries="$(unzip -Z1 "$zip")"
 grep -qx "${name}_v${version}" <<<"$entries" ||
   { echo "release-check: $zip does not hold ${name}_v${version}; it holds: $entries" >&2; exit 1; }
@@ -50,7 +50,7 @@ HOME="$tmp/home" TF_CLI_CONFIG_FILE= TF_PLUGIN_CACHE_DIR= CHECKPOINT_DISABLE=1 \
   terraform -chdir="$tmp/work" init -input=false -no-color -plugin-dir="$tmp/mirror" | tee "$tmp/init.log"
 grep -q "Installed tfsandbox/sandbox v${version}" "$tmp/init.log" ||
   { echo "release-check: terraform init did not install v${version} from the zip" >&2; exit 1; }
-grep -A4 'provider "registry.terraform.io/tfsandbox/sandbox"' "$tmp/work/.terraform.lock.hcl" |
-  grep -q "version *= \"${version}\"" && grep -q '"h1:' "$tmp/work/.terraform.lock.hcl" ||
+lock="$(grep -A4 'provider "registry.terraform.io/tfsandbox/sandbox"' "$tmp/work/.terraform.lock.hcl" || true)"
+grep -q "version *= \"${version}\"" <<<"$lock" && grep -q '"h1:' "$tmp/work/.terraform.lock.hcl" ||
   { echo "release-check: the lock file does not pin v${version} with a hash:" >&2; cat "$tmp/work/.terraform.lock.hcl" >&2; exit 1; }
 echo "release-check: $zip installs through a filesystem mirror, and the lock file pins it"

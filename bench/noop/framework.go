@@ -72,6 +72,8 @@ func (r *noopResource) Update(_ context.Context, req resource.UpdateRequest, res
 
 func (r *noopResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
+// nullUnknowns makes every unknown value in v null, as a provider that
+// computes nothing records it; both layers apply with it.
 func nullUnknowns(v tftypes.Value) tftypes.Value {
 	out, _ := tftypes.Transform(v, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if !v.IsKnown() {

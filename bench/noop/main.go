@@ -151,15 +151,16 @@ func (s *server) PlanResourceChange(_ context.Context, req *tfprotov6.PlanResour
 		return nil, err
 	}
 	if prior.IsNull() && !proposed.IsNull() {
-		proposed, err = s.topLevel(proposed, func(name string, v tftypes.Value) tftypes.Value {
-			if v.IsNull() && s.computed[name] {
-				return tftypes.NewValue(v.Type(), tftypes.UnknownValue)
-			}
-			return v
-		})
-		if err != nil {
+		var attrs map[string]tftypes.Value
+		if err := proposed.As(&attrs); err != nil {
 			return nil, err
 		}
+		for name, v := range attrs {
+			if v.IsNull() && s.computed[name] {
+				attrs[name] = tftypes.NewValue(v.Type(), tftypes.UnknownValue)
+			}
+		}
+		proposed = tftypes.NewValue(s.typ, attrs)
 	}
 	dv, err := tfprotov6.NewDynamicValue(s.typ, proposed)
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: &dv, PlannedPrivate: req.PriorPrivate}, err
@@ -178,30 +179,8 @@ func (s *server) ApplyResourceChange(_ context.Context, req *tfprotov6.ApplyReso
 	if err := planned.As(&attrs); err != nil {
 		return nil, err
 	}
-	newState, err := s.topLevel(planned, func(name string, v tftypes.Value) tftypes.Value {
-		if name == "id" {
-			return attrs["name"]
-		}
-		if !v.IsKnown() {
-			return tftypes.NewValue(v.Type(), nil)
-		}
-		return v
-	})
-	if err != nil {
-		return nil, err
-	}
+	attrs["id"] = attrs["name"]
+	newState := nullUnknowns(tftypes.NewValue(s.typ, attrs))
 	dv, err := tfprotov6.NewDynamicValue(s.typ, newState)
 	return &tfprotov6.ApplyResourceChangeResponse{NewState: &dv, Private: req.PlannedPrivate}, err
-}
-
-// topLevel rebuilds an object with f applied to each top-level attribute.
-func (s *server) topLevel(obj tftypes.Value, f func(string, tftypes.Value) tftypes.Value) (tftypes.Value, error) {
-	var attrs map[string]tftypes.Value
-	if err := obj.As(&attrs); err != nil {
-		return obj, err
-	}
-	for name, v := range attrs {
-		attrs[name] = f(name, v)
-	}
-	return tftypes.NewValue(s.typ, attrs), nil
 }
