@@ -12,8 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/container"
 	sandbox "github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containerresource"
 )
 
 // frameworkServer serves the provider's and sandbox_container's schemas,
@@ -40,7 +40,7 @@ func (p *noopProvider) Configure(context.Context, provider.ConfigureRequest, *pr
 }
 
 func (p *noopProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &noopResource{real: container.NewResource()} }}
+	return []func() resource.Resource{func() resource.Resource { return &noopResource{real: containerresource.New()} }}
 }
 
 func (p *noopProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }

@@ -20,11 +20,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/container"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/containers"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/exec"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/image"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containerresource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containersdatasource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/execresource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/imageresource"
 )
 
 // pingTimeout bounds the reachability check made when the provider is
@@ -230,15 +230,15 @@ func unreachableDetail(endpoint string, err error) string {
 // Resources lists the provider's resources.
 func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		container.NewResource,
-		image.NewResource,
-		exec.NewResource,
+		containerresource.New,
+		imageresource.New,
+		execresource.New,
 	}
 }
 
 // DataSources lists the provider's data sources.
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		containers.NewDataSource,
+		containersdatasource.New,
 	}
 }

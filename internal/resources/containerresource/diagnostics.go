@@ -1,0 +1,79 @@
+package containerresource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// Each diagnostic the resource gives in more than one place is built here,
+// naming the container, the engine's endpoint and what to do.
+
+// readFailed says that inspecting a container failed.
+func (r *Resource) readFailed(id string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Cannot read sandbox", fmt.Sprintf(
+		"Inspecting container %s on the Docker engine at %s failed: %v\n\n"+
+			"Check that the engine is running and reachable, then plan again.", engine.ShortID(id), r.client.Endpoint(), err))
+}
+
+// removeFailed says that removing a container failed, and how to remove it
+// by hand.
+func (r *Resource) removeFailed(summary, id string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic(summary, fmt.Sprintf(
+		"Removing container %s from the Docker engine at %s failed: %v\n\n"+
+			"Remove it by hand: docker -H %s rm -f %s", engine.ShortID(id), r.client.Endpoint(), err, r.client.Endpoint(), id))
+}
+
+// imageDiagnostic explains an image that cannot be used.
+func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
+	var missing *engine.ImageMissingError
+	if !errors.As(err, &missing) {
+		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Cannot check image", fmt.Sprintf(
+			"Looking up the image %q on the Docker engine at %s failed: %v", ref, r.client.Endpoint(), err))
+	}
+	return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Image not available", fmt.Sprintf(
+		"The image %q is not present on the Docker engine at %s, and pulling it failed:\n\n%v\n\n"+
+			"Sandboxes start only from images the engine already has or can pull. Build or load the image "+
+			"on that engine, then apply again, for example:\n\n"+
+			"  docker build -t %s <build-context>\n"+
+			"  docker load --input <image.tar>\n"+
+			"  docker pull %s    (where a registry is reachable)",
+		ref, r.client.Endpoint(), missing.PullErr, ref, ref))
+}
+
+// nameConflictDiagnostic explains that a name is taken. The container that
+// holds it is only inspected, never adopted, stopped or removed.
+func (r *Resource) nameConflictDiagnostic(ctx context.Context, name string, err error) diag.Diagnostic {
+	holder, id := fmt.Sprintf("another container (%v)", err), name
+	if c, inspectErr := r.client.InspectContainer(ctx, name); inspectErr == nil {
+		holder, id = fmt.Sprintf("container %s", engine.ShortID(c.ID)), c.ID
+		if c.Config != nil && engine.ManagedBy(c.Config.Labels) {
+			holder += ", which this provider created but this resource does not track (left, for example, by " +
+				"a terraform process that was killed before it could record it)"
+		}
+	}
+	return diag.NewAttributeErrorDiagnostic(path.Root("name"), "Sandbox name already in use", fmt.Sprintf(
+		"The name %q is already used by %s on the Docker engine at %s.\n\n"+
+			"The provider never adopts, stops or removes a container it did not create for this resource. "+
+			"Choose another name, or remove that container:\n\n  docker -H %s rm -f %s\n\n"+
+			"or bring it under Terraform:\n\n  terraform import <address of this sandbox> %s",
+		name, holder, r.client.Endpoint(), r.client.Endpoint(), id, id))
+}
+
+// notRunningDiagnostic explains a sandbox that exited right after it was
+// started.
+func notRunningDiagnostic(c engine.Container) diag.Diagnostic {
+	status, code := "unknown", 0
+	if c.ContainerJSONBase != nil && c.State != nil {
+		status, code = c.State.Status, c.State.ExitCode
+	}
+	return diag.NewErrorDiagnostic("Sandbox is not running", fmt.Sprintf(
+		"Container %s is %q (exit code %d) right after it was started. A sandbox must keep running: leave "+
+			"entrypoint and command unset for the keep-alive, or give a command that does not exit. See its "+
+			"output with: docker logs %s", engine.ShortID(c.ID), status, code, c.ID))
+}

@@ -1,0 +1,308 @@
+package containerresource
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
+)
+
+const defaultFileMode = "0644"
+
+// kernelFilesystems are mounted over the sandbox's filesystem when it
+// starts, hiding any file written below them.
+var kernelFilesystems = []string{"/proc", "/sys", "/dev"}
+
+var (
+	fileModePattern = regexp.MustCompile(`^0?[0-7]{3}$`)
+	fileAttrTypes   = map[string]attr.Type{
+		"content": types.StringType, "content_base64": types.StringType, "source": types.StringType,
+		"mode": types.StringType, "sha256": types.StringType,
+	}
+)
+
+// filesModel puts files into the sandbox before it starts.
+type filesModel struct {
+	Files types.Map `tfsdk:"files"`
+}
+
+type fileModel struct {
+	Content       types.String `tfsdk:"content"`
+	ContentBase64 types.String `tfsdk:"content_base64"`
+	Source        types.String `tfsdk:"source"`
+	Mode          types.String `tfsdk:"mode"`
+	SHA256        types.String `tfsdk:"sha256"`
+}
+
+// nullFiles writes nothing.
+func nullFiles() filesModel {
+	return filesModel{Files: types.MapNull(types.ObjectType{AttrTypes: fileAttrTypes})}
+}
+
+func fileAttributes() map[string]schema.Attribute {
+	sources := func(others ...string) validator.String {
+		exprs := make([]path.Expression, len(others))
+		for i, o := range others {
+			exprs[i] = path.MatchRelative().AtParent().AtName(o)
+		}
+		return stringvalidator.ExactlyOneOf(exprs...)
+	}
+	return map[string]schema.Attribute{"files": schema.MapNestedAttribute{
+		MarkdownDescription: "Files written into the sandbox's filesystem before it starts, by absolute path. " +
+			"Missing parent directories are created. Files are owned by root. A sandbox recreated after " +
+			"drift gets its files again. Each file takes exactly one of `content`, `content_base64` or " +
+			"`source`. A path under a `tmpfs` mount or under `" + joinCode(kernelFilesystems) + "` would be " +
+			"hidden by what is mounted there, so these are rejected. With `read_only = true`, which the engine " +
+			"cannot write into, the files are built into an untagged image derived from `image` (one per " +
+			"sandbox, removed with it), and `image_id` is that image's. Files are not read back from the " +
+			"sandbox. Changing them, or the content of a `source` file, forces replacement.",
+		Optional: true,
+		Validators: []validator.Map{
+			mapvalidator.SizeAtLeast(1),
+			mapvalidator.KeysAre(validators.AbsolutePath(), outsideKernelFilesystems()),
+		},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"content": schema.StringAttribute{
+				MarkdownDescription: "Text content, stored in the state.",
+				Optional:            true,
+				Validators:          []validator.String{sources("content_base64", "source")},
+			},
+			"content_base64": schema.StringAttribute{
+				MarkdownDescription: "Binary content as standard base64, stored in the state.",
+				Optional:            true,
+				Validators:          []validator.String{validators.Base64()},
+			},
+			"source": schema.StringAttribute{
+				MarkdownDescription: "Path of a local file on the machine running Terraform, read at apply. Only " +
+					"its path and digest are stored in the state.",
+				Optional:   true,
+				Validators: []validator.String{validators.LocalFile()},
+			},
+			"mode": schema.StringAttribute{
+				MarkdownDescription: "Permission bits in octal, for example `\"0755\"`. Defaults to `\"" +
+					defaultFileMode + "\"`.",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(defaultFileMode),
+				Validators: []validator.String{stringvalidator.RegexMatches(fileModePattern, "must be octal permission bits such as \"0644\"")},
+			},
+			"sha256": schema.StringAttribute{
+				MarkdownDescription: "Observed at plan: SHA-256 digest of the file's content, in hex.",
+				Computed:            true,
+			},
+		}},
+	}}
+}
+
+// outsideKernelFilesystems refuses paths under the kernel's filesystems.
+func outsideKernelFilesystems() validator.String {
+	desc := "must not be under " + strings.Join(kernelFilesystems, ", ") + ": the engine mounts the kernel's " +
+		"filesystems there when the sandbox starts, so the file would be hidden; put it elsewhere"
+	return validators.String(desc, func(s string) string {
+		for _, fs := range kernelFilesystems {
+			if s == fs || strings.HasPrefix(s, fs+"/") {
+				return desc
+			}
+		}
+		return ""
+	})
+}
+
+// contentKnown reports whether the file's content can be read now.
+func (f fileModel) contentKnown() bool {
+	return !f.Content.IsUnknown() && !f.ContentBase64.IsUnknown() && !f.Source.IsUnknown()
+}
+
+// read returns the file's content from whichever source it has.
+func (f fileModel) read() ([]byte, error) {
+	switch {
+	case !f.Content.IsNull():
+		return []byte(f.Content.ValueString()), nil
+	case !f.ContentBase64.IsNull():
+		return base64.StdEncoding.DecodeString(f.ContentBase64.ValueString())
+	case !f.Source.IsNull():
+		return os.ReadFile(f.Source.ValueString())
+	}
+	return nil, errors.New("no content, content_base64 or source")
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// plan fills in each file's digest, so that a plan shows a changed source
+// file. Files whose content is not known yet get an unknown digest.
+func (f filesModel) plan(ctx context.Context) (types.Map, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if !values.Known(f.Files) {
+		return f.Files, diags
+	}
+	var entries map[string]fileModel
+	diags.Append(f.Files.ElementsAs(ctx, &entries, false)...)
+	if diags.HasError() {
+		return f.Files, diags
+	}
+	vals := make(map[string]attr.Value, len(entries))
+	for p, file := range entries {
+		file.SHA256 = types.StringUnknown()
+		if file.contentKnown() {
+			content, err := file.read()
+			if err != nil {
+				diags.AddAttributeError(path.Root("files").AtMapKey(p), "Cannot read file", err.Error())
+				continue
+			}
+			file.SHA256 = types.StringValue(digest(content))
+		}
+		obj, d := types.ObjectValueFrom(ctx, fileAttrTypes, file)
+		diags.Append(d...)
+		vals[p] = obj
+	}
+	if diags.HasError() {
+		return f.Files, diags
+	}
+	planned, d := types.MapValue(types.ObjectType{AttrTypes: fileAttrTypes}, vals)
+	diags.Append(d...)
+	return planned, diags
+}
+
+// engineFiles reads the planned files for the engine. A source file whose
+// content changed since the plan is an error: apply writes what was planned
+// or nothing.
+func (f filesModel) engineFiles(ctx context.Context) ([]engine.File, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var entries map[string]fileModel
+	diags.Append(f.Files.ElementsAs(ctx, &entries, false)...)
+	out := make([]engine.File, 0, len(entries))
+	for p, file := range entries {
+		at := path.Root("files").AtMapKey(p)
+		content, err := file.read()
+		if err != nil {
+			diags.AddAttributeError(at, "Cannot read file", err.Error())
+			continue
+		}
+		if want := file.SHA256.ValueString(); want != "" && digest(content) != want {
+			diags.AddAttributeError(at, "File changed since the plan", fmt.Sprintf(
+				"The content of %s no longer has the digest the plan recorded (%s). Plan and apply again.",
+				file.Source.ValueString(), want))
+			continue
+		}
+		mode, err := strconv.ParseInt(file.Mode.ValueString(), 8, 64)
+		if err != nil {
+			diags.AddAttributeError(at.AtName("mode"), "Invalid file mode", err.Error())
+			continue
+		}
+		out = append(out, engine.File{Path: p, Content: content, Mode: mode})
+	}
+	return out, diags
+}
+
+// validate rejects files the engine could not write, or that a tmpfs mount
+// would hide.
+func (f filesModel) validate(ctx context.Context, p privilegesModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if !values.Known(f.Files) {
+		return diags
+	}
+	var mounts map[string]string
+	if values.Known(p.Tmpfs) {
+		diags.Append(p.Tmpfs.ElementsAs(ctx, &mounts, false)...)
+	}
+	for _, file := range slices.Sorted(maps.Keys(f.Files.Elements())) {
+		for mount := range mounts {
+			if file == mount || strings.HasPrefix(file, mount+"/") {
+				diags.AddAttributeError(path.Root("files").AtMapKey(file), "File hidden by a tmpfs mount",
+					fmt.Sprintf("Attribute files[%q] is under the tmpfs mount %s, which is mounted over it when "+
+						"the sandbox starts, so the file would not be seen. Put it elsewhere.", file, mount))
+			}
+		}
+	}
+	return diags
+}
+
+// labelDerivedFiles marks an image the provider derived from a sandbox's
+// image to hold its files.
+const labelDerivedFiles = engine.LabelPrefix + "derived-files"
+
+// labelDerivedFor names the sandbox a derived image was made for.
+const labelDerivedFor = engine.LabelPrefix + "derived-for"
+
+// derivedImageLabels are the labels of the image derived for the files of
+// the read-only sandbox named name that the create with token makes: the
+// provider's ownership, the token, so that a create cut off leaves
+// nothing, and the sandbox's name.
+func derivedImageLabels(name, token string) map[string]string {
+	labels := engine.OwnershipLabels(resourceType)
+	labels[engine.LabelCreateToken] = token
+	labels[labelDerivedFiles] = "true"
+	labels[labelDerivedFor] = name
+	return labels
+}
+
+// removeStaleDerived removes the images derived for earlier sandboxes
+// named name that no container uses any more: a sandbox removed behind
+// Terraform's back leaves its image, which the plan cannot remove (it
+// changes nothing). An image still in use stays.
+func (r *Resource) removeStaleDerived(ctx context.Context, name string) {
+	ids, err := r.client.ImagesLabelled(ctx, labelDerivedFor, name)
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		_ = r.client.RemoveImage(ctx, id) // refused, as a conflict, while a container uses it
+	}
+}
+
+// derivesImage reports whether the sandbox runs an image derived to hold
+// its files: it has files and a read-only root, which the engine cannot
+// write into.
+func (m resourceModel) derivesImage() bool {
+	return m.ReadOnly.ValueBool() && values.Known(m.Files) && len(m.Files.Elements()) > 0
+}
+
+// removeDerivedImage removes the image derived for the sandbox's files, if
+// it has one, once the sandbox is gone. Only an image the provider's labels
+// prove it derived is removed.
+func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if !m.derivesImage() || m.ImageID.ValueString() == "" {
+		return diags
+	}
+	id := m.ImageID.ValueString()
+	img, err := r.client.InspectImage(ctx, id)
+	if engine.IsNotFound(err) {
+		return diags
+	}
+	if err == nil && img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels) {
+		err = r.client.RemoveImage(ctx, id)
+	}
+	if err != nil && !engine.IsNotFound(err) {
+		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
+			"The sandbox is gone, but the image holding its files (%s) could not be removed from the Docker engine "+
+				"at %s: %s. Remove it by hand: docker -H %s rmi %s",
+			engine.ShortID(id), r.client.Endpoint(), engine.Brief(err), r.client.Endpoint(), id))
+	}
+	return diags
+}

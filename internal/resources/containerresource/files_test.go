@@ -1,0 +1,169 @@
+package containerresource_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// Files are written before the sandbox starts, again when it is recreated
+// after drift, and a changed source file replaces the sandbox.
+func TestAccContainer_filesWrittenBeforeStart(t *testing.T) {
+	name := acctest.Name(t)
+	src := filepath.Join(t.TempDir(), "run.sh")
+	acctest.Write(t, src, "#!/bin/sh\necho first\n")
+	config := acctest.Config(name, fmt.Sprintf(`
+  network_mode = "none"
+  files = {
+    "/work/hello.txt" = { content = "hello\n" }
+    "/work/bin.dat"   = { content_base64 = "AAEC/w==" }
+    "/work/run.sh"    = { source = %q, mode = "0755" }
+  }
+`, src))
+	filesInside := func(runOutput string) statecheck.StateCheck {
+		return acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+			for cmd, want := range map[string]string{
+				"cat /work/hello.txt":        "hello\n",
+				"base64 /work/bin.dat":       "AAEC/w==\n",
+				"/work/run.sh":               runOutput + "\n",
+				"stat -c %a /work/run.sh":    "755\n",
+				"stat -c %a /work/bin.dat":   "644\n",
+				"stat -c %u /work/hello.txt": "0\n",
+			} {
+				out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", cmd)
+				if err != nil || out != want {
+					return fmt.Errorf("%s gave %q (%s), want %q", cmd, out, acctest.ErrText(err), want)
+				}
+			}
+			return nil
+		})
+	}
+	digest := func(content string) knownvalue.Check {
+		sum := sha256.Sum256([]byte(content))
+		return knownvalue.StringExact(hex.EncodeToString(sum[:]))
+	}
+	acctest.Test(t, []resource.TestStep{
+		{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				filesInside("first"),
+				statecheck.ExpectKnownValue(addr, attr("files").AtMapKey("/work/run.sh").AtMapKey("sha256"),
+					digest("#!/bin/sh\necho first\n")),
+			},
+		},
+		{
+			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
+				return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
+			}),
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{filesInside("first")},
+		},
+		{
+			PreConfig: func() { acctest.Write(t, src, "#!/bin/sh\necho second\n") },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{filesInside("second")},
+		},
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		},
+	})
+}
+
+// A hardened, read-only sandbox still receives its files: they are built
+// into an image derived from its image, one per sandbox, which goes when
+// the sandbox goes, also when the sandbox was removed behind Terraform's
+// back; the root stays read-only and the sandbox isolated.
+func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
+	name := acctest.Name(t)
+	config := acctest.Config(name, `
+  network_mode = "none"
+  read_only    = true
+  cap_drop     = ["ALL"]
+  user         = "1000:1000"
+  files = {
+    "/etc/agent/config.json" = { content = "{\"model\":\"small\"}" }
+    "/opt/agent/setup.sh"    = { content = "#!/bin/sh\necho ready\n", mode = "0755" }
+  }
+`)
+	derived := map[string]bool{}
+	filesInside := acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+		for cmd, want := range map[string]string{
+			"cat /etc/agent/config.json":        `{"model":"small"}`,
+			"/opt/agent/setup.sh":               "ready\n",
+			"stat -c %a /opt/agent/setup.sh":    "755\n",
+			"stat -c %a /etc/agent/config.json": "644\n",
+		} {
+			if out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", cmd); err != nil || out != want {
+				return fmt.Errorf("%s gave %q (%s), want %q", cmd, out, acctest.ErrText(err), want)
+			}
+		}
+		if out, err := acctest.ExecOK(ctx, t, id, "sh", "-c", "echo x > /etc/agent/config.json"); err == nil {
+			return fmt.Errorf("the read-only root was written: %s", out)
+		}
+		return nil
+	})
+	derivedImage := acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+		img, err := acctest.Engine(t).InspectImage(context.Background(), c.Image)
+		if err != nil {
+			return err
+		}
+		base, err := acctest.Engine(t).InspectImage(context.Background(), acctest.TestImage)
+		if err != nil {
+			return err
+		}
+		if img.ID == base.ID || !engine.ManagedBy(img.Config.Labels) || !c.HostConfig.ReadonlyRootfs {
+			return fmt.Errorf("the sandbox runs %s (labels %v, read-only %t), not an image derived from %s",
+				img.ID, img.Config.Labels, c.HostConfig.ReadonlyRootfs, base.ID)
+		}
+		derived[img.ID] = true
+		return nil
+	})
+	acctest.Test(t, []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, attr("image"), knownvalue.StringExact(acctest.TestImage)),
+			filesInside, derivedImage, acctest.ExpectIsolated(t, addr),
+		},
+	}, {
+		// Removed behind Terraform's back: recreated with its files, and
+		// the image derived for the removed one goes.
+		PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
+			return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
+		}),
+		Config: config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)},
+		},
+		ConfigStateChecks: []statecheck.StateCheck{filesInside, derivedImage},
+	}})
+	if len(derived) != 2 {
+		t.Fatalf("want a derived image per sandbox, got %v", derived)
+	}
+	for id := range derived {
+		if _, err := acctest.Engine(t).InspectImage(context.Background(), id); !engine.IsNotFound(err) {
+			t.Errorf("derived image %s is still on the engine (%v)", id, err)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package containerresource
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func filesValue(t *testing.T, entries map[string]fileModel) types.Map {
+	t.Helper()
+	vals := make(map[string]attr.Value, len(entries))
+	for p, f := range entries {
+		obj, diags := types.ObjectValueFrom(context.Background(), fileAttrTypes, f)
+		if diags.HasError() {
+			t.Fatal(diags)
+		}
+		vals[p] = obj
+	}
+	return types.MapValueMust(types.ObjectType{AttrTypes: fileAttrTypes}, vals)
+}
+
+func file(content, b64, source string) fileModel {
+	str := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
+	return fileModel{Content: str(content), ContentBase64: str(b64), Source: str(source),
+		Mode: types.StringValue("0755"), SHA256: types.StringNull()}
+}
+
+// The plan records each file's digest, and apply writes exactly what was
+// planned: a source file changed in between is refused.
+func TestFilesPlannedThenRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	source := filepath.Join(t.TempDir(), "run.sh")
+	if err := os.WriteFile(source, []byte("echo hi\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planned, diags := filesModel{Files: filesValue(t, map[string]fileModel{
+		"/a": file("hello", "", ""),
+		"/b": file("", "aGVsbG8=", ""),
+		"/c": file("", "", source),
+	})}.plan(ctx)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	entries := fileEntries(t, planned)
+	helloDigest := "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+	if entries["/a"].SHA256.ValueString() != helloDigest || entries["/b"].SHA256.ValueString() != helloDigest {
+		t.Errorf("digests %v %v, want sha256(hello) for both", entries["/a"].SHA256, entries["/b"].SHA256)
+	}
+
+	files, diags := filesModel{Files: planned}.engineFiles(ctx)
+	if diags.HasError() || len(files) != 3 {
+		t.Fatalf("files %v, diags %v", files, diags)
+	}
+	for _, f := range files {
+		if f.Mode != 0o755 {
+			t.Errorf("%s: mode %o", f.Path, f.Mode)
+		}
+	}
+
+	if err := os.WriteFile(source, []byte("echo changed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, diags = filesModel{Files: planned}.engineFiles(ctx)
+	if !diags.HasError() || !strings.Contains(diags[0].Detail(), "no longer has the digest the plan recorded") {
+		t.Errorf("a source changed after the plan was written: %v", diags)
+	}
+}
+
+func TestFilesWithUnknownContentPlanUnknownDigest(t *testing.T) {
+	t.Parallel()
+	f := file("", "", "")
+	f.Content = types.StringUnknown()
+	planned, diags := filesModel{Files: filesValue(t, map[string]fileModel{"/a": f})}.plan(context.Background())
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	entries := fileEntries(t, planned)
+	if !entries["/a"].SHA256.IsUnknown() {
+		t.Errorf("digest %v, want unknown", entries["/a"].SHA256)
+	}
+}
+
+func fileEntries(t *testing.T, files types.Map) map[string]fileModel {
+	t.Helper()
+	var entries map[string]fileModel
+	if diags := files.ElementsAs(context.Background(), &entries, false); diags.HasError() {
+		t.Fatal(diags)
+	}
+	return entries
+}

@@ -1,0 +1,118 @@
+package containerresource
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+)
+
+// networkModel is the sandbox's network isolation: what the configuration
+// asks for, and the networks the engine shows.
+type networkModel struct {
+	NetworkMode types.String `tfsdk:"network_mode"`
+	Networks    types.Set    `tfsdk:"networks"`
+}
+
+func networkAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"network_mode": schema.StringAttribute{
+			MarkdownDescription: "Network isolation. The only allowed value is `\"" + isolation.NoneMode + "\"`: the " +
+				"sandbox gets no network interface but loopback. When omitted, nothing is sent and the engine's " +
+				"default network applies. Changing it forces replacement. When the state says `\"" +
+				isolation.NoneMode + "\"` and the engine shows a weaker mode or the container attached to any " +
+				"other network, the refreshed value is what the engine shows (for example `\"bridge\"`), so the " +
+				"plan replaces the sandbox.",
+			Optional:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:    []validator.String{stringvalidator.OneOf(isolation.NoneMode)},
+		},
+		"networks": schema.SetAttribute{
+			MarkdownDescription: "Observed: names of the networks the container is attached to, as the engine " +
+				"reports them (`[\"" + isolation.NoneMode + "\"]` for an isolated sandbox).",
+			ElementType:   types.StringType,
+			Computed:      true,
+			PlanModifiers: []planmodifier.Set{setplanmodifier.UseStateForUnknown()},
+		},
+	}
+}
+
+// isolated reports whether the configuration asks for network isolation.
+func (n networkModel) isolated() bool {
+	return n.NetworkMode.ValueString() == isolation.NoneMode
+}
+
+// observeNetworks records the networks the engine shows.
+func (n *networkModel) observeNetworks(c engine.Container) {
+	n.Networks = values.StringSet(isolation.Assess(c).Networks)
+}
+
+// refreshIsolation records, when the state asks for isolation, the mode the
+// verdict gives, so that weaker isolation plans a replacement, and warns
+// with the reason and the networks.
+func (n *networkModel) refreshIsolation(c engine.Container, name string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if n.NetworkMode.IsNull() {
+		return diags
+	}
+	verdict := isolation.Assess(c)
+	n.NetworkMode = types.StringValue(verdict.Mode)
+	if !verdict.Isolated {
+		diags.AddAttributeWarning(path.Root("network_mode"), "Sandbox lost its network isolation",
+			fmt.Sprintf("Container %q (%s) was created with network_mode = %q, yet %s. Networks found: %s. "+
+				"The next apply replaces it with a new, isolated sandbox.",
+				name, engine.ShortID(c.ID), isolation.NoneMode, verdict.Reason, strings.Join(verdict.Networks, ", ")))
+	}
+	return diags
+}
+
+// checkIsolated fails when the configuration asks for isolation and the
+// engine did not give it.
+func (n networkModel) checkIsolated(c engine.Container) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if !n.isolated() {
+		return diags
+	}
+	if verdict := isolation.Assess(c); !verdict.Isolated {
+		diags.AddAttributeError(path.Root("network_mode"), "Sandbox is not isolated",
+			fmt.Sprintf("The engine did not isolate container %s: %s.", engine.ShortID(c.ID), verdict.Reason))
+	}
+	return diags
+}
+
+// importNetwork sets network_mode as a configuration would have: "none"
+// only when the verdict says isolated.
+func (n *networkModel) importNetwork(c engine.Container) {
+	n.NetworkMode = types.StringNull()
+	if isolation.Assess(c).Isolated {
+		n.NetworkMode = types.StringValue(isolation.NoneMode)
+	}
+	n.observeNetworks(c)
+}
+
+// planNetworks makes networks unknown in a plan that starts or stops an
+// existing sandbox (state is nil for a new one): the engine can report other
+// networks once it runs (a sandbox stopped by an engine crash shows none
+// until it starts), and a value kept from the state would then be an
+// inconsistent result.
+func planNetworks(ctx context.Context, plan, state map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
+	if state == nil || plan["running"].Equal(state["running"]) {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("networks"), types.SetUnknown(types.StringType))...)
+}

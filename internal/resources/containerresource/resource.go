@@ -1,0 +1,263 @@
+// Package containerresource implements the sandbox_container resource. Its files:
+// resource.go (the framework's methods, in scaffolding order), lifecycle.go
+// (the engine work behind them), schema.go and model.go (the core
+// attributes), one file per attribute group holding that group's schema,
+// model, engine spec, observation and validation (network.go,
+// privileges.go, limits.go, ports.go, files.go, secrets.go, timeouts.go),
+// pending.go (creates that were cut off), import.go, upgrade.go and
+// diagnostics.go.
+package containerresource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+var (
+	_ resource.Resource                   = &Resource{}
+	_ resource.ResourceWithConfigure      = &Resource{}
+	_ resource.ResourceWithImportState    = &Resource{}
+	_ resource.ResourceWithUpgradeState   = &Resource{}
+	_ resource.ResourceWithValidateConfig = &Resource{}
+	_ resource.ResourceWithModifyPlan     = &Resource{}
+)
+
+// New returns the sandbox_container resource.
+func New() resource.Resource {
+	return &Resource{}
+}
+
+// Resource manages one sandbox container.
+type Resource struct {
+	client *engine.Client
+}
+
+// Metadata names the resource.
+func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_container"
+}
+
+// Schema describes the resource.
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = resourceSchema(ctx)
+}
+
+// Configure takes the provider's engine client.
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	client, err := engine.FromProviderData(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
+		return
+	}
+	r.client = client
+}
+
+// Create creates, starts and checks the sandbox, within the create timeout.
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan resourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	// Write-only values are only in the configuration.
+	var secretEnv map[string]string
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("env_wo"), &secretEnv)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	added, diags := r.create(ctx, &plan, secretEnv)
+	resp.Diagnostics.Append(diags...)
+	_, pending := pendingToken(plan.ID)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		undone := "Anything half-created was removed."
+		if pending {
+			undone = "What it half-created could not be removed yet (see the other error)."
+		}
+		resp.Diagnostics.AddError("Sandbox creation timed out", fmt.Sprintf(
+			"Creating the sandbox on the Docker engine at %s took longer than its create timeout (%s), pulling "+
+				"the image included. %s Raise timeouts.create, or make the image available on the engine "+
+				"beforehand.", r.client.Endpoint(), timeout, undone))
+	}
+	if resp.Diagnostics.HasError() && !pending {
+		return
+	}
+	// A pending sandbox is recorded along with the error: Terraform taints
+	// it, and the next apply replaces what the cut-off create left.
+	plan.settleUnknowns()
+	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+// Read refreshes the state from the engine, by ID. A container that is gone
+// is removed from the state, so the plan recreates it.
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state resourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defaults, diags := readDefaults(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	found, diags := r.refresh(ctx, &state, defaults)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if !found {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+// Update renames the container, applies changed limits and starts,
+// unpauses or stops it; everything else forces replacement.
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state resourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defaults, diags := readDefaults(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if resp.Diagnostics.Append(r.update(ctx, &plan, state, defaults)...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+// Delete stops the container with its grace period, then force-removes it,
+// within the delete timeout. A container that is already gone counts as
+// deleted.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state resourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	diags = r.remove(ctx, state)
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		resp.Diagnostics.Append(diags...)
+	} else {
+		target := state.ID.ValueString()
+		if token, pending := pendingToken(state.ID); pending {
+			target = fmt.Sprintf("$(docker -H %s ps -aq --filter label=%s=%s)",
+				r.client.Endpoint(), engine.LabelCreateToken, token)
+		}
+		resp.Diagnostics.AddError("Sandbox deletion timed out", fmt.Sprintf(
+			"Destroying the sandbox took longer than its delete timeout (%s). Raise timeouts.delete, "+
+				"or remove the container by hand: docker -H %s rm -f %s", timeout, r.client.Endpoint(), target))
+	}
+}
+
+// ImportState imports a container by ID or name, with every attribute read
+// from the engine, network_mode included.
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	c, err := r.client.InspectContainer(ctx, req.ID)
+	if err != nil {
+		detail := fmt.Sprintf("Inspecting %q on the Docker engine at %s failed: %v", req.ID, r.client.Endpoint(), err)
+		if engine.IsNotFound(err) {
+			detail = fmt.Sprintf("No container with ID or name %q exists on the Docker engine at %s.",
+				req.ID, r.client.Endpoint())
+		}
+		resp.Diagnostics.AddError("Cannot import sandbox", detail)
+		return
+	}
+	img, err := r.client.InspectImage(ctx, c.Image)
+	if err != nil && !engine.IsNotFound(err) {
+		resp.Diagnostics.AddError("Cannot import sandbox", fmt.Sprintf(
+			"Inspecting the image of container %s on the Docker engine at %s failed: %v",
+			engine.ShortID(c.ID), r.client.Endpoint(), err))
+		return
+	}
+	var m resourceModel
+	defaults := m.setFromEngine(ctx, c, img)
+	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, defaults)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// UpgradeState upgrades states written by earlier schema versions.
+func (r *Resource) UpgradeState(_ context.Context) map[int64]resource.StateUpgrader {
+	return stateUpgraders()
+}
+
+// ValidateConfig checks, at plan time, what single attributes cannot:
+// combinations, each attribute group its own; and that the CLI can send
+// write-only attributes when the configuration has some.
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m resourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(m.validate(ctx)...)
+	resp.Diagnostics.Append(m.needsWriteOnlyCLI(req.ClientCapabilities.WriteOnlyAttributesAllowed)...)
+}
+
+// ModifyPlan records each file's digest, so that a plan shows a file whose
+// content changed, and replaces the sandbox when its files change; and
+// leaves networks to be observed when the sandbox is started or stopped.
+// It reads the raw values where it can: each attribute path the framework
+// resolves walks the whole schema, which a plan pays once per sandbox
+// (bench/RESULTS.md).
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state map[string]tftypes.Value
+	if err := req.Plan.Raw.As(&plan); err != nil {
+		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		if err := req.State.Raw.As(&state); err != nil {
+			resp.Diagnostics.AddError("Cannot read the state", err.Error())
+			return
+		}
+	}
+	planNetworks(ctx, plan, state, resp)
+	r.planAroundEngine(ctx, plan, state, resp)
+	if plan["files"].IsNull() && (state == nil || state["files"].IsNull()) {
+		return
+	}
+	var files filesModel
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("files"), &files.Files)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	planned, diags := files.plan(ctx)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files"), planned)...)
+	if state == nil {
+		return
+	}
+	var prior types.Map
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("files"), &prior)...)
+	if !prior.Equal(planned) {
+		resp.RequiresReplace.Append(path.Root("files"))
+	}
+}

@@ -1,0 +1,29 @@
+package containersdatasource
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// dataModel is the data source's filters (filters.go) and what it found
+// (entry.go).
+type dataModel struct {
+	NamePrefix types.String `tfsdk:"name_prefix"`
+	Labels     types.Map    `tfsdk:"labels"`
+	Containers types.List   `tfsdk:"containers"`
+}
+
+// entryAttrTypes are the types of one listed container's attributes.
+var entryAttrTypes = map[string]attr.Type{
+	"id":            types.StringType,
+	"name":          types.StringType,
+	"image":         types.StringType,
+	"image_id":      types.StringType,
+	"running":       types.BoolType,
+	"network_mode":  types.StringType,
+	"networks":      types.ListType{ElemType: types.StringType},
+	"isolated":      types.BoolType,
+	"reason":        types.StringType,
+	"resource_type": types.StringType,
+	"labels":        types.MapType{ElemType: types.StringType},
+}

@@ -1,0 +1,76 @@
+package containersdatasource
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// dataSchema is the whole schema: the filters, and the containers found.
+func dataSchema() schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "The containers this provider created on the engine, found by its ownership " +
+			"label whether or not any Terraform state holds them, each with the isolation verdict " +
+			"`sandbox_container` uses. Use it to audit a host (which sandboxes lost their isolation?) and to " +
+			"find sandboxes left outside any state. It lists the engine's containers once, filtered by the " +
+			"engine, and inspects only those it returns.",
+		Attributes: map[string]schema.Attribute{
+			"name_prefix": schema.StringAttribute{
+				MarkdownDescription: "Only containers whose name starts with this.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"labels": schema.MapAttribute{
+				MarkdownDescription: "Only containers that carry every one of these labels, with these values.",
+				ElementType:         types.StringType,
+				Optional:            true,
+			},
+			"containers": schema.ListNestedAttribute{
+				MarkdownDescription: "The containers found, sorted by name.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":    schema.StringAttribute{MarkdownDescription: "Full ID of the container.", Computed: true},
+					"name":  schema.StringAttribute{MarkdownDescription: "Name of the container.", Computed: true},
+					"image": schema.StringAttribute{MarkdownDescription: "Image as the container was created from it.", Computed: true},
+					"image_id": schema.StringAttribute{
+						MarkdownDescription: "ID of the image the container runs.",
+						Computed:            true,
+					},
+					"running": schema.BoolAttribute{MarkdownDescription: "Whether it runs.", Computed: true},
+					"network_mode": schema.StringAttribute{
+						MarkdownDescription: "The network mode it effectively has: `\"none\"` when isolated, otherwise " +
+							"the engine's mode or the networks it was attached to.",
+						Computed: true,
+					},
+					"networks": schema.ListAttribute{
+						MarkdownDescription: "The networks it is attached to, sorted.",
+						ElementType:         types.StringType,
+						Computed:            true,
+					},
+					"isolated": schema.BoolAttribute{
+						MarkdownDescription: "Whether it has no network but loopback: network mode `\"none\"` and " +
+							"attached to no network.",
+						Computed: true,
+					},
+					"reason": schema.StringAttribute{
+						MarkdownDescription: "Why it is not isolated, in one sentence; null when it is.",
+						Computed:            true,
+					},
+					"resource_type": schema.StringAttribute{
+						MarkdownDescription: "The resource type that created it, from its `" +
+							engine.LabelResourceType + "` label.",
+						Computed: true,
+					},
+					"labels": schema.MapAttribute{
+						MarkdownDescription: "Its labels, less the provider's own (`" + engine.LabelPrefix + "*`).",
+						ElementType:         types.StringType,
+						Computed:            true,
+					},
+				}},
+			},
+		},
+	}
+}

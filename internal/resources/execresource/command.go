@@ -1,0 +1,126 @@
+package execresource
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/timeouts"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
+)
+
+// The command: what runs, as whom, where, for how long, and which exit
+// codes count as success.
+
+const defaultTimeout = 5 * time.Minute
+
+var envName = regexp.MustCompile(`^[^=]+$`)
+
+// commandModel is the command to run.
+type commandModel struct {
+	Command          types.List   `tfsdk:"command"`
+	Env              types.Map    `tfsdk:"env"`
+	User             types.String `tfsdk:"user"`
+	WorkingDir       types.String `tfsdk:"working_dir"`
+	Timeout          types.String `tfsdk:"timeout"`
+	SuccessExitCodes types.List   `tfsdk:"success_exit_codes"`
+}
+
+func commandAttributes() map[string]schema.Attribute {
+	rerun := "Changing it runs the command again."
+	return map[string]schema.Attribute{
+		"command": schema.ListAttribute{
+			MarkdownDescription: "Program and arguments, run without a shell (for one, use `[\"sh\", \"-c\", " +
+				"\"...\"]`). " + rerun,
+			ElementType:   types.StringType,
+			Required:      true,
+			Validators:    []validator.List{listvalidator.SizeAtLeast(1)},
+			PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+		},
+		"env": schema.MapAttribute{
+			MarkdownDescription: "Environment variables added for the command, by name. Sensitive: they are " +
+				"stored in the state but not shown in plans. " + rerun,
+			ElementType: types.StringType,
+			Optional:    true,
+			Sensitive:   true,
+			Validators: []validator.Map{mapvalidator.KeysAre(stringvalidator.RegexMatches(envName,
+				"must be a variable name: non-empty, without '='"))},
+			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+		},
+		"user": schema.StringAttribute{
+			MarkdownDescription: "User, and optionally group, to run as (`\"1000\"`, `\"agent:agent\"`); the " +
+				"sandbox's user when omitted. " + rerun,
+			Optional:      true,
+			Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"working_dir": schema.StringAttribute{
+			MarkdownDescription: "Absolute directory to run in; the sandbox's when omitted. " + rerun,
+			Optional:            true,
+			Validators:          []validator.String{validators.AbsolutePath()},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"timeout": schema.StringAttribute{
+			MarkdownDescription: "How long the command may run, as a duration such as `\"30s\"` (default `\"" +
+				timeouts.Short(defaultTimeout) + "\"`). A command still running then is killed inside the " +
+				"sandbox, with its children, and the apply fails. Changing it updates the state only.",
+			Optional:   true,
+			Computed:   true,
+			Default:    stringdefault.StaticString(timeouts.Short(defaultTimeout)),
+			Validators: []validator.String{validators.PositiveDuration()},
+		},
+		"success_exit_codes": schema.ListAttribute{
+			MarkdownDescription: "Exit codes that count as success (default `[0]`); any other fails the apply " +
+				"with the code and the end of the output. Changing it updates the state only.",
+			ElementType: types.Int64Type,
+			Optional:    true,
+			Computed:    true,
+			Default:     listdefault.StaticValue(types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(0)})),
+			Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
+		},
+	}
+}
+
+// spec is the command as the engine runs it, keeping at most maxOutput
+// bytes of each stream.
+func (c commandModel) spec(ctx context.Context) (engine.ExecSpec, time.Duration, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	spec := engine.ExecSpec{User: c.User.ValueString(), WorkingDir: c.WorkingDir.ValueString(), MaxOutput: maxOutput}
+	diags.Append(c.Command.ElementsAs(ctx, &spec.Command, false)...)
+	var env map[string]string
+	diags.Append(c.Env.ElementsAs(ctx, &env, false)...)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		spec.Env = append(spec.Env, k+"="+env[k])
+	}
+	timeout, err := time.ParseDuration(c.Timeout.ValueString())
+	if err != nil {
+		diags.AddError("Invalid timeout", fmt.Sprintf("timeout %q is not a duration: %v", c.Timeout.ValueString(), err))
+	}
+	return spec, timeout, diags
+}
+
+// succeeded reports whether code is one of the success exit codes.
+func (c commandModel) succeeded(ctx context.Context, code int) (bool, []int64) {
+	var codes []int64
+	_ = c.SuccessExitCodes.ElementsAs(ctx, &codes, false)
+	return slices.Contains(codes, int64(code)), codes
+}

@@ -1,0 +1,14 @@
+package execresource_test
+
+import (
+	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+)
+
+const addr = "sandbox_exec.test"
+
+// TestMain runs the tests, or with -sweep the sweeper (`make sweep`).
+func TestMain(m *testing.M) {
+	acctest.Main(m)
+}

@@ -1,0 +1,219 @@
+package imageresource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// The engine work behind Create, Delete and ModifyPlan.
+
+// labelContextDigest records on an image the context digest it was built
+// from.
+const labelContextDigest = engine.LabelPrefix + "context-digest"
+
+// digest walks the context and digests it with the build's inputs.
+func (m resourceModel) digest() (string, error) {
+	files, err := walkContext(m.Context.ValueString(), m.Dockerfile.ValueString())
+	if err != nil {
+		return "", err
+	}
+	return digest(m.Context.ValueString(), files, m.inputs())
+}
+
+// build checks that the context is what was planned and that the name is
+// free for this provider to tag, then builds, streaming the context as a
+// tar and the output to the log.
+func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	dir, name := m.Context.ValueString(), tagged(m.Name.ValueString())
+	files, err := walkContext(dir, m.Dockerfile.ValueString())
+	var sum string
+	if err == nil {
+		sum, err = digest(dir, files, m.inputs())
+	}
+	if err != nil {
+		diags.AddAttributeError(path.Root("context"), "Cannot read the build context", err.Error())
+		return diags
+	}
+	if want := m.ContextDigest.ValueString(); want != "" && sum != want {
+		diags.AddAttributeError(path.Root("context"), "Build context changed since the plan", fmt.Sprintf(
+			"The files in %s no longer have the digest the plan recorded (%s, now %s): apply builds what was "+
+				"planned or nothing. Plan and apply again.", dir, want, sum))
+		return diags
+	}
+	if d := r.checkNameFree(ctx, name); d != nil {
+		return append(diags, d)
+	}
+
+	labels := m.inputs().labels
+	maps.Copy(labels, engine.OwnershipLabels(resourceType))
+	labels[labelContextDigest] = sum
+	tarball, w := io.Pipe()
+	go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
+	defer func() { _ = tarball.Close() }()
+	id, err := r.client.BuildImage(ctx, engine.BuildSpec{
+		Context: tarball, Dockerfile: m.Dockerfile.ValueString(), Tag: name,
+		BuildArgs: m.inputs().args, Target: m.Target.ValueString(), Labels: labels,
+	}, func(line string) { tflog.Info(ctx, line, map[string]any{"image": name}) })
+	if err != nil {
+		var buildErr *engine.BuildError
+		summary := "Image build failed"
+		if !errors.As(err, &buildErr) {
+			summary = "Cannot build image"
+		}
+		diags.AddError(summary, fmt.Sprintf("Building %s from %s on the Docker engine at %s failed: %v",
+			name, dir, r.client.Endpoint(), err))
+		return diags
+	}
+	m.ID, m.ImageID, m.ContextDigest = types.StringValue(id), types.StringValue(id), types.StringValue(sum)
+	m.Tagged = types.BoolValue(true)
+	return diags
+}
+
+// checkNameFree refuses a name that tags an image this provider did not
+// build: the build would move that tag away from it.
+func (r *Resource) checkNameFree(ctx context.Context, name string) diag.Diagnostic {
+	img, err := r.client.InspectImage(ctx, name)
+	if engine.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return diag.NewErrorDiagnostic("Cannot build image", fmt.Sprintf(
+			"Inspecting %s on the Docker engine at %s failed: %s", name, r.client.Endpoint(), engine.Brief(err)))
+	}
+	if img.Config != nil && engine.ManagedBy(img.Config.Labels) {
+		return nil
+	}
+	return diag.NewAttributeErrorDiagnostic(path.Root("name"), "Name tags another image", fmt.Sprintf(
+		"%s already names image %s on the Docker engine at %s, which this provider did not build; building "+
+			"would move the tag away from it. Choose another name, or remove the tag by hand "+
+			"(docker -H %s rmi %s) if that image is no longer wanted.",
+		name, engine.ShortID(img.ID), r.client.Endpoint(), r.client.Endpoint(), name))
+}
+
+// remove removes the image this resource built. When other tags name it
+// too, only this resource's tag goes. An image a container still uses
+// stays, and the error names the containers; an image this provider's
+// labels do not prove it built stays too.
+func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
+	img, err := r.client.InspectImage(ctx, id)
+	if engine.IsNotFound(err) {
+		return diags
+	}
+	if err != nil {
+		diags.AddError("Cannot remove image", fmt.Sprintf("Inspecting %s (%s) on the Docker engine at %s failed: %s",
+			name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+		return diags
+	}
+	if img.Config == nil || !engine.ManagedBy(img.Config.Labels) {
+		diags.AddWarning("Image left on the engine", fmt.Sprintf(
+			"Image %s on the Docker engine at %s does not carry this provider's labels, so it was left there.",
+			engine.ShortID(id), r.client.Endpoint()))
+		return diags
+	}
+	ownTag := false
+	var others []string
+	for _, t := range img.RepoTags {
+		if sameTag(t, name) {
+			ownTag = true
+		} else {
+			others = append(others, t)
+		}
+	}
+	if len(others) > 0 {
+		// Other tags keep the image: only this resource's tag goes.
+		if ownTag {
+			err = r.client.RemoveImage(ctx, name)
+		}
+	} else {
+		users, listErr := r.client.ContainersUsingImage(ctx, id)
+		if listErr == nil && len(users) > 0 {
+			return append(diags, r.inUse(name, id, users))
+		}
+		err = r.client.RemoveImage(ctx, id)
+	}
+	switch {
+	case err == nil || engine.IsNotFound(err):
+	case engine.IsConflict(err):
+		diags.Append(r.inUse(name, id, nil))
+	default:
+		diags.AddError("Cannot remove image", fmt.Sprintf("Removing %s (%s) from the Docker engine at %s failed: %s",
+			name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+	}
+	return diags
+}
+
+// inUse says that containers (users, when known) still use the image.
+func (r *Resource) inUse(name, id string, users []string) diag.Diagnostic {
+	who := "a container"
+	if len(users) > 0 {
+		who = "the containers " + strings.Join(users, ", ")
+	}
+	return diag.NewErrorDiagnostic("Image in use", fmt.Sprintf(
+		"Image %s (%s) on the Docker engine at %s is used by %s. Destroy or replace them first (a "+
+			"sandbox_container whose image is this image's image_id is replaced before it), or set "+
+			"keep_on_destroy = true to leave the image.", name, engine.ShortID(id), r.client.Endpoint(), who))
+}
+
+// sameTag reports whether two tags name the same thing, however the
+// engine writes them.
+func sameTag(a, b string) bool {
+	return engine.FamiliarTag(a) == engine.FamiliarTag(b)
+}
+
+// refresh checks that the image is still on the engine and whether its
+// name still names it, and reports whether the image exists.
+func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
+	// One call when the name still names the image, as it mostly does.
+	current, err := r.client.TagImageID(ctx, name)
+	if err != nil {
+		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s",
+			name, r.client.Endpoint(), engine.Brief(err)))
+		return false, diags
+	}
+	m.Tagged = types.BoolValue(current == id)
+	if current == id {
+		return true, diags
+	}
+	if _, err := r.client.InspectImage(ctx, id); engine.IsNotFound(err) {
+		return false, diags
+	} else if err != nil {
+		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting image %s (%s) on the Docker engine at %s "+
+			"failed: %s", name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+		return false, diags
+	}
+	now := "no longer names any image"
+	if current != "" {
+		now = "now names image " + engine.ShortID(current)
+	}
+	diags.AddWarning("Image tag moved", fmt.Sprintf(
+		"%s was built as image %s but %s on the Docker engine at %s. Apply puts the tag back on the image "+
+			"this resource built.", name, engine.ShortID(id), now, r.client.Endpoint()))
+	return true, diags
+}
+
+// retag makes the image's name name it again.
+func (r *Resource) retag(ctx context.Context, m resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
+	if err := r.client.TagImage(ctx, id, name); err != nil {
+		diags.AddError("Cannot tag image", fmt.Sprintf("Tagging image %s as %s on the Docker engine at %s failed: %s",
+			engine.ShortID(id), name, r.client.Endpoint(), engine.Brief(err)))
+	}
+	return diags
+}
