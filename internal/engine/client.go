@@ -247,16 +247,3 @@ func (c *Client) explain(ctx context.Context, err error) error {
 	}
 	return &ConnectionError{Endpoint: c.endpoint, Err: err, Advice: advice}
 }
-
-// FromProviderData is the client the provider hands its resources and data
-// sources to Configure them: nil before the provider is configured.
-func FromProviderData(data any) (*Client, error) {
-	if data == nil {
-		return nil, nil
-	}
-	c, ok := data.(*Client)
-	if !ok {
-		return nil, fmt.Errorf("expected *engine.Client, got %T. This is a bug in the provider", data)
-	}
-	return c, nil
-}

@@ -18,7 +18,7 @@ import (
 func TestAccQuickstart(t *testing.T) {
 	name := acctest.ImageName(t)
 	cli := acctest.NewCLI(t, "")
-	example := filepath.Join("..", "..", "examples", "quickstart")
+	example := filepath.Join(acctest.ModuleRoot(t), "examples", "quickstart")
 	main, err := os.ReadFile(filepath.Join(example, "main.tf"))
 	if err != nil {
 		t.Fatal(err)

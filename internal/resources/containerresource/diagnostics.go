@@ -18,7 +18,7 @@ import (
 func (r *Resource) readFailed(id string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot read sandbox", fmt.Sprintf(
 		"Inspecting container %s on the Docker engine at %s failed: %v\n\n"+
-			"Check that the engine is running and reachable, then plan again.", engine.ShortID(id), r.client.Endpoint(), err))
+			"Check that the engine is running and reachable, then plan again.", engine.ShortID(id), r.Client.Endpoint(), err))
 }
 
 // removeFailed says that removing a container failed, and how to remove it
@@ -26,7 +26,7 @@ func (r *Resource) readFailed(id string, err error) diag.Diagnostic {
 func (r *Resource) removeFailed(summary, id string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic(summary, fmt.Sprintf(
 		"Removing container %s from the Docker engine at %s failed: %v\n\n"+
-			"Remove it by hand: docker -H %s rm -f %s", engine.ShortID(id), r.client.Endpoint(), err, r.client.Endpoint(), id))
+			"Remove it by hand: docker -H %s rm -f %s", engine.ShortID(id), r.Client.Endpoint(), err, r.Client.Endpoint(), id))
 }
 
 // imageDiagnostic explains an image that cannot be used.
@@ -34,7 +34,7 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 	var missing *engine.ImageMissingError
 	if !errors.As(err, &missing) {
 		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Cannot check image", fmt.Sprintf(
-			"Looking up the image %q on the Docker engine at %s failed: %v", ref, r.client.Endpoint(), err))
+			"Looking up the image %q on the Docker engine at %s failed: %v", ref, r.Client.Endpoint(), err))
 	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Image not available", fmt.Sprintf(
 		"The image %q is not present on the Docker engine at %s, and pulling it failed:\n\n%v\n\n"+
@@ -43,14 +43,14 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 			"  docker build -t %s <build-context>\n"+
 			"  docker load --input <image.tar>\n"+
 			"  docker pull %s    (where a registry is reachable)",
-		ref, r.client.Endpoint(), missing.PullErr, ref, ref))
+		ref, r.Client.Endpoint(), missing.PullErr, ref, ref))
 }
 
 // nameConflictDiagnostic explains that a name is taken. The container that
 // holds it is only inspected, never adopted, stopped or removed.
 func (r *Resource) nameConflictDiagnostic(ctx context.Context, name string, err error) diag.Diagnostic {
 	holder, id := fmt.Sprintf("another container (%v)", err), name
-	if c, inspectErr := r.client.InspectContainer(ctx, name); inspectErr == nil {
+	if c, inspectErr := r.Client.InspectContainer(ctx, name); inspectErr == nil {
 		holder, id = fmt.Sprintf("container %s", engine.ShortID(c.ID)), c.ID
 		if c.Config != nil && engine.ManagedBy(c.Config.Labels) {
 			holder += ", which this provider created but this resource does not track (left, for example, by " +
@@ -62,7 +62,7 @@ func (r *Resource) nameConflictDiagnostic(ctx context.Context, name string, err 
 			"The provider never adopts, stops or removes a container it did not create for this resource. "+
 			"Choose another name, or remove that container:\n\n  docker -H %s rm -f %s\n\n"+
 			"or bring it under Terraform:\n\n  terraform import <address of this sandbox> %s",
-		name, holder, r.client.Endpoint(), r.client.Endpoint(), id, id))
+		name, holder, r.Client.Endpoint(), r.Client.Endpoint(), id, id))
 }
 
 // notRunningDiagnostic explains a sandbox that exited right after it was

@@ -25,38 +25,38 @@ var inPlaceLimits = []string{"memory", "memory_swap", "cpus", "pids_limit"}
 // planAroundEngine refuses a runtime the engine would ignore, and plans a
 // replacement for a limit change the engine cannot make in place.
 func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
-	if r.client == nil {
+	if r.Client == nil {
 		return
 	}
-	if runtime := plan["runtime"]; runtime.IsKnown() && !runtime.IsNull() && !r.client.HonoursRuntime(ctx) {
+	if runtime := plan["runtime"]; runtime.IsKnown() && !runtime.IsNull() && !r.Client.HonoursRuntime(ctx) {
 		var name string
 		_ = runtime.As(&name)
 		resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime not honoured by this engine", fmt.Sprintf(
 			"The engine at %s is %s, whose Docker-compatible API ignores the runtime a container asks for and "+
 				"runs its own default runtime, so runtime = %q would not be honoured. Remove runtime and make "+
 				"the runtime Podman's default on that host (containers.conf: [engine] runtime = \"runsc\"), or "+
-				"place this sandbox on a Docker engine.", r.client.Endpoint(), r.client.Kind(ctx), name))
+				"place this sandbox on a Docker engine.", r.Client.Endpoint(), r.Client.Kind(ctx), name))
 	}
-	if r.client.Kind(ctx) == engine.Podman {
+	if r.Client.Kind(ctx) == engine.Podman {
 		refuseTmpfsOwners(plan["tmpfs"], resp)
 		refuseInlineSeccomp(plan["security_opts"], resp)
 	}
-	facts, err := r.client.Facts(ctx)
+	facts, err := r.Client.Facts(ctx)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Engine limits not checked", fmt.Sprintf(
 			"The engine at %s did not say how much memory, how many CPUs and which runtimes it has (%v), so "+
-				"the plan could not check memory, cpus and runtime against them.", r.client.Endpoint(), err))
+				"the plan could not check memory, cpus and runtime against them.", r.Client.Endpoint(), err))
 		return
 	}
 	r.checkAgainstEngine(plan, facts, resp)
 	if state == nil {
 		return
 	}
-	if !r.client.CanUpdateLimits(ctx) && !plan["restart"].Equal(state["restart"]) {
+	if !r.Client.CanUpdateLimits(ctx) && !plan["restart"].Equal(state["restart"]) {
 		resp.RequiresReplace.Append(path.Root("restart"))
 	}
 	runtime := stringValue(state["runtime"])
-	inPlace := r.client.CanUpdateLimits(ctx) && facts.UpdatesLimitsInPlace(runtime)
+	inPlace := r.Client.CanUpdateLimits(ctx) && facts.UpdatesLimitsInPlace(runtime)
 	if inPlace {
 		return
 	}
@@ -72,9 +72,9 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	}
 	why := fmt.Sprintf("the sandbox runs under the runtime %q, which cannot change the limits of a running "+
 		"sandbox (gVisor keeps the limits it started with)", runtimeName(runtime, facts))
-	if !r.client.CanUpdateLimits(ctx) {
+	if !r.Client.CanUpdateLimits(ctx) {
 		why = fmt.Sprintf("the engine at %s is %s, whose Docker-compatible API cannot change a container's "+
-			"limits", r.client.Endpoint(), r.client.Kind(ctx))
+			"limits", r.Client.Endpoint(), r.Client.Kind(ctx))
 	}
 	resp.Diagnostics.AddWarning("Limit change replaces the sandbox", fmt.Sprintf(
 		"Changing %s replaces the sandbox with a new one that has the new limits: %s.",
@@ -90,12 +90,12 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 	if v, ok := numberValue(plan["memory"]); ok && facts.MemTotal > 0 && v > float64(engineMiB) {
 		resp.Diagnostics.AddAttributeError(path.Root("memory"), "More memory than the engine has", fmt.Sprintf(
 			"memory = %.0f MiB is more than the %d MiB of memory the engine at %s has. memory is in MiB: 512 "+
-				"means 512 MiB (536870912 would be 512 TiB).", v, engineMiB, r.client.Endpoint()))
+				"means 512 MiB (536870912 would be 512 TiB).", v, engineMiB, r.Client.Endpoint()))
 	}
 	if v, ok := numberValue(plan["cpus"]); ok && facts.NCPU > 0 && v > float64(facts.NCPU) {
 		resp.Diagnostics.AddAttributeError(path.Root("cpus"), "More CPUs than the engine has", fmt.Sprintf(
 			"cpus = %g is more than the %d CPUs of the engine at %s. cpus counts CPUs: 0.5 is half of one "+
-				"(500 would be 500 CPUs, not 500 millicores).", v, facts.NCPU, r.client.Endpoint()))
+				"(500 would be 500 CPUs, not 500 millicores).", v, facts.NCPU, r.Client.Endpoint()))
 	}
 	if runtime := stringValue(plan["runtime"]); plan["runtime"].IsKnown() && facts.IsGVisor(runtime) {
 		checkGVisor(plan, resp)
@@ -105,7 +105,7 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 			resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime unknown to the engine", fmt.Sprintf(
 				"runtime = %q is not among the runtimes of the engine at %s: %s. Use one of those names, or "+
 					"register the runtime with the engine (for gVisor: `make runsc`, or runsc in "+
-					"/etc/docker/daemon.json's runtimes).", runtime, r.client.Endpoint(),
+					"/etc/docker/daemon.json's runtimes).", runtime, r.Client.Endpoint(),
 				strings.Join(slices.Sorted(maps.Keys(facts.Runtimes)), ", ")))
 		}
 	}

@@ -266,12 +266,12 @@ func derivedImageLabels(name, token string) map[string]string {
 // Terraform's back leaves its image, which the plan cannot remove (it
 // changes nothing). An image still in use stays.
 func (r *Resource) removeStaleDerived(ctx context.Context, name string) {
-	ids, err := r.client.ImagesLabelled(ctx, labelDerivedFor, name)
+	ids, err := r.Client.ImagesLabelled(ctx, labelDerivedFor, name)
 	if err != nil {
 		return
 	}
 	for _, id := range ids {
-		_ = r.client.RemoveImage(ctx, id) // refused, as a conflict, while a container uses it
+		_ = r.Client.RemoveImage(ctx, id) // refused, as a conflict, while a container uses it
 	}
 }
 
@@ -291,18 +291,18 @@ func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag
 		return diags
 	}
 	id := m.ImageID.ValueString()
-	img, err := r.client.InspectImage(ctx, id)
+	img, err := r.Client.InspectImage(ctx, id)
 	if engine.IsNotFound(err) {
 		return diags
 	}
 	if err == nil && img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels) {
-		err = r.client.RemoveImage(ctx, id)
+		err = r.Client.RemoveImage(ctx, id)
 	}
 	if err != nil && !engine.IsNotFound(err) {
 		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
 			"The sandbox is gone, but the image holding its files (%s) could not be removed from the Docker engine "+
 				"at %s: %s. Remove it by hand: docker -H %s rmi %s",
-			engine.ShortID(id), r.client.Endpoint(), engine.Brief(err), r.client.Endpoint(), id))
+			engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err), r.Client.Endpoint(), id))
 	}
 	return diags
 }

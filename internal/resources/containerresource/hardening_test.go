@@ -208,7 +208,7 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 // and gives what it promises.
 func TestAccContainer_hardenedExample(t *testing.T) {
 	name := acctest.Name(t)
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "sandbox_container", "hardened.tf"))
+	example, err := os.ReadFile(filepath.Join(acctest.ModuleRoot(t), "examples", "resources", "sandbox_container", "hardened.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}

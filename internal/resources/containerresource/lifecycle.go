@@ -31,24 +31,24 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		// A read-only root cannot be written into: the files go into an
 		// image derived from the configured one (files.go).
 		r.removeStaleDerived(ctx, spec.Name)
-		derived, err := r.client.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
+		derived, err := r.Client.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
 		if err != nil {
 			diags.AddAttributeError(path.Root("files"), "Cannot build the files into the sandbox's image", fmt.Sprintf(
 				"The sandbox's root filesystem is read-only, so its files are built into an image derived from "+
-					"%s, and building it on the Docker engine at %s failed: %v", spec.Image, r.client.Endpoint(), err))
+					"%s, and building it on the Docker engine at %s failed: %v", spec.Image, r.Client.Endpoint(), err))
 			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 		spec.Image, files = derived, nil
 	}
-	id, err := r.client.CreateContainer(ctx, spec)
+	id, err := r.Client.CreateContainer(ctx, spec)
 	if engine.IsNotFound(err) {
 		// The image is missing (the only thing a create can miss here):
 		// pull it once, then create again. Asking first would cost every
 		// sandbox a call.
-		if _, err := r.client.EnsureImage(ctx, spec.Image); err != nil {
+		if _, err := r.Client.EnsureImage(ctx, spec.Image); err != nil {
 			return added, append(diags, r.imageDiagnostic(spec.Image, err))
 		}
-		id, err = r.client.CreateContainer(ctx, spec)
+		id, err = r.Client.CreateContainer(ctx, spec)
 	}
 	if err != nil {
 		if engine.IsConflict(err) && spec.Name != "" {
@@ -56,23 +56,23 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 			return added, append(diags, r.nameConflictDiagnostic(ctx, spec.Name, err))
 		}
 		diags.AddError("Cannot create sandbox",
-			fmt.Sprintf("The Docker engine at %s refused to create the container: %s", r.client.Endpoint(), engine.Brief(err)))
+			fmt.Sprintf("The Docker engine at %s refused to create the container: %s", r.Client.Endpoint(), engine.Brief(err)))
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 
 	if len(files) > 0 {
-		if err := r.client.CopyFiles(ctx, id, files); err != nil {
+		if err := r.Client.CopyFiles(ctx, id, files); err != nil {
 			diags.AddAttributeError(path.Root("files"), "Cannot write files into sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but refused its files: %v",
-				r.client.Endpoint(), engine.ShortID(id), err))
+				r.Client.Endpoint(), engine.ShortID(id), err))
 			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
 	if m.Running.ValueBool() {
-		if err := r.client.StartContainer(ctx, id); err != nil {
+		if err := r.Client.StartContainer(ctx, id); err != nil {
 			diags.AddError("Cannot start sandbox", fmt.Sprintf(
 				"The Docker engine at %s created container %s but could not start it: %s",
-				r.client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
+				r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
 			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
@@ -93,7 +93,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 // running container when running is true.
 func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (engine.Container, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	c, err := r.client.InspectContainer(ctx, id)
+	c, err := r.Client.InspectContainer(ctx, id)
 	if err != nil {
 		return c, append(diags, r.readFailed(id, err))
 	}
@@ -114,7 +114,7 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defau
 	if !found || diags.HasError() {
 		return false, diags
 	}
-	c, err := r.client.InspectContainer(ctx, m.ID.ValueString())
+	c, err := r.Client.InspectContainer(ctx, m.ID.ValueString())
 	if engine.IsNotFound(err) {
 		return false, diags
 	}
@@ -130,13 +130,13 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defau
 func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel, d engine.Defaults) diag.Diagnostics {
 	id := state.ID.ValueString()
 	if name := plan.Name.ValueString(); !plan.Name.IsUnknown() && name != state.Name.ValueString() {
-		if err := r.client.RenameContainer(ctx, id, name); err != nil {
+		if err := r.Client.RenameContainer(ctx, id, name); err != nil {
 			if engine.IsConflict(err) {
 				return diag.Diagnostics{r.nameConflictDiagnostic(ctx, name, err)}
 			}
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("name"), "Cannot rename sandbox",
 				fmt.Sprintf("Renaming container %s to %q on the Docker engine at %s failed: %v",
-					engine.ShortID(id), name, r.client.Endpoint(), err))}
+					engine.ShortID(id), name, r.Client.Endpoint(), err))}
 		}
 	}
 
@@ -158,27 +158,27 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 // applyRunState starts, unpauses or stops the container as the plan asks.
 func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
-	c, err := r.client.InspectContainer(ctx, id)
+	c, err := r.Client.InspectContainer(ctx, id)
 	if err != nil {
 		return append(diags, r.readFailed(id, err))
 	}
 	if c.State.Paused {
 		// The engine neither starts nor stops a paused container.
-		if err := r.client.UnpauseContainer(ctx, id); err != nil {
+		if err := r.Client.UnpauseContainer(ctx, id); err != nil {
 			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on the Docker engine "+
-				"at %s failed: %v", engine.ShortID(id), r.client.Endpoint(), err))
+				"at %s failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
 			return diags
 		}
 	}
 	switch want, running := plan.Running.ValueBool(), c.State.Running; {
 	case want && !running:
-		err = r.client.StartContainer(ctx, id)
+		err = r.Client.StartContainer(ctx, id)
 	case !want && running:
-		err = r.client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
+		err = r.Client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
 	}
 	if err != nil {
 		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
-			"Starting or stopping container %s on the Docker engine at %s failed: %v", engine.ShortID(id), r.client.Endpoint(), err))
+			"Starting or stopping container %s on the Docker engine at %s failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
 	}
 	return diags
 }
@@ -197,18 +197,18 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	id := m.ID.ValueString()
 	if m.runsKeepAlive() {
 		// Nothing runs that could shut down gracefully.
-		if err := r.client.RemoveContainer(ctx, id); err != nil {
+		if err := r.Client.RemoveContainer(ctx, id); err != nil {
 			diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
 			return diags
 		}
 		return r.removeDerivedImage(ctx, m)
 	}
-	if err := r.client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
+	if err := r.Client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
 		diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+
-			"failed: %v", engine.ShortID(id), r.client.Endpoint(), err))
+			"failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
 		return diags
 	}
-	if err := r.client.RemoveContainer(ctx, id); err != nil {
+	if err := r.Client.RemoveContainer(ctx, id); err != nil {
 		diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
 		return diags
 	}

@@ -266,19 +266,19 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	if want == state.engineLimits() {
 		return diags
 	}
-	if err := r.client.UpdateLimits(ctx, id, want); err != nil {
+	if err := r.Client.UpdateLimits(ctx, id, want); err != nil {
 		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
-			"The Docker engine at %s refused the new limits for container %s: %s", r.client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
+			"The Docker engine at %s refused the new limits for container %s: %s", r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
 		return diags
 	}
-	c, err := r.client.InspectContainer(ctx, id)
+	c, err := r.Client.InspectContainer(ctx, id)
 	if err != nil {
 		return append(diags, r.readFailed(id, err))
 	}
 	if got := engine.ObservedLimits(c.HostConfig); got != want {
 		diags.AddError("Sandbox limits not applied", fmt.Sprintf(
 			"The Docker engine at %s accepted new limits for container %s but shows %+v instead of %+v.",
-			r.client.Endpoint(), engine.ShortID(id), got, want))
+			r.Client.Endpoint(), engine.ShortID(id), got, want))
 	}
 	return diags
 }

@@ -41,7 +41,7 @@ func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token strin
 		return nil
 	}
 	m.ID = types.StringValue(pendingPrefix + token)
-	endpoint := r.client.Endpoint()
+	endpoint := r.Client.Endpoint()
 	return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot remove what the failed create left", fmt.Sprintf(
 		"The create did not finish, and the container the Docker engine at %s may have made for it could not "+
 			"be looked up or removed: %v\n\n"+
@@ -54,22 +54,22 @@ func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token strin
 // removeByToken removes every container, and image, that carries the
 // create token.
 func (r *Resource) removeByToken(ctx context.Context, token string) error {
-	ids, err := r.client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
+	ids, err := r.Client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if err := r.client.RemoveContainer(ctx, id); err != nil {
+		if err := r.Client.RemoveContainer(ctx, id); err != nil {
 			return err
 		}
 	}
 	// An image derived for the files of a read-only sandbox (files.go).
-	images, err := r.client.ImagesLabelled(ctx, engine.LabelCreateToken, token)
+	images, err := r.Client.ImagesLabelled(ctx, engine.LabelCreateToken, token)
 	if err != nil {
 		return err
 	}
 	for _, id := range images {
-		if err := r.client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) {
+		if err := r.Client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) {
 			return err
 		}
 	}
@@ -83,7 +83,7 @@ func (r *Resource) resolvePending(ctx context.Context, m *resourceModel) (bool, 
 	if !pending {
 		return true, nil
 	}
-	ids, err := r.client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
+	ids, err := r.Client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
 	if err != nil {
 		return false, diag.Diagnostics{r.readFailed(m.ID.ValueString(), err)}
 	}

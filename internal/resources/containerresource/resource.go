@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
 var (
@@ -37,7 +38,7 @@ func New() resource.Resource {
 
 // Resource manages one sandbox container.
 type Resource struct {
-	client *engine.Client
+	base.Resource
 }
 
 // Metadata names the resource.
@@ -48,16 +49,6 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 // Schema describes the resource.
 func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = resourceSchema(ctx)
-}
-
-// Configure takes the provider's engine client.
-func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	client, err := engine.FromProviderData(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	r.client = client
 }
 
 // Create creates, starts and checks the sandbox, within the create timeout.
@@ -88,7 +79,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		resp.Diagnostics.AddError("Sandbox creation timed out", fmt.Sprintf(
 			"Creating the sandbox on the Docker engine at %s took longer than its create timeout (%s), pulling "+
 				"the image included. %s Raise timeouts.create, or make the image available on the engine "+
-				"beforehand.", r.client.Endpoint(), timeout, undone))
+				"beforehand.", r.Client.Endpoint(), timeout, undone))
 	}
 	if resp.Diagnostics.HasError() && !pending {
 		return
@@ -164,32 +155,32 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		target := state.ID.ValueString()
 		if token, pending := pendingToken(state.ID); pending {
 			target = fmt.Sprintf("$(docker -H %s ps -aq --filter label=%s=%s)",
-				r.client.Endpoint(), engine.LabelCreateToken, token)
+				r.Client.Endpoint(), engine.LabelCreateToken, token)
 		}
 		resp.Diagnostics.AddError("Sandbox deletion timed out", fmt.Sprintf(
 			"Destroying the sandbox took longer than its delete timeout (%s). Raise timeouts.delete, "+
-				"or remove the container by hand: docker -H %s rm -f %s", timeout, r.client.Endpoint(), target))
+				"or remove the container by hand: docker -H %s rm -f %s", timeout, r.Client.Endpoint(), target))
 	}
 }
 
 // ImportState imports a container by ID or name, with every attribute read
 // from the engine, network_mode included.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	c, err := r.client.InspectContainer(ctx, req.ID)
+	c, err := r.Client.InspectContainer(ctx, req.ID)
 	if err != nil {
-		detail := fmt.Sprintf("Inspecting %q on the Docker engine at %s failed: %v", req.ID, r.client.Endpoint(), err)
+		detail := fmt.Sprintf("Inspecting %q on the Docker engine at %s failed: %v", req.ID, r.Client.Endpoint(), err)
 		if engine.IsNotFound(err) {
 			detail = fmt.Sprintf("No container with ID or name %q exists on the Docker engine at %s.",
-				req.ID, r.client.Endpoint())
+				req.ID, r.Client.Endpoint())
 		}
 		resp.Diagnostics.AddError("Cannot import sandbox", detail)
 		return
 	}
-	img, err := r.client.InspectImage(ctx, c.Image)
+	img, err := r.Client.InspectImage(ctx, c.Image)
 	if err != nil && !engine.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot import sandbox", fmt.Sprintf(
 			"Inspecting the image of container %s on the Docker engine at %s failed: %v",
-			engine.ShortID(c.ID), r.client.Endpoint(), err))
+			engine.ShortID(c.ID), r.Client.Endpoint(), err))
 		return
 	}
 	var m resourceModel

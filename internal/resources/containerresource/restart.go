@@ -62,9 +62,9 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 	if plan.Restart.Equal(state.Restart) || plan.Restart.IsUnknown() {
 		return diags
 	}
-	if err := r.client.UpdateRestartPolicy(ctx, id, plan.Restart.ValueString()); err != nil {
+	if err := r.Client.UpdateRestartPolicy(ctx, id, plan.Restart.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("restart"), "Cannot change restart policy", fmt.Sprintf(
-			"The engine at %s refused restart = %q for container %s: %v", r.client.Endpoint(),
+			"The engine at %s refused restart = %q for container %s: %v", r.Client.Endpoint(),
 			plan.Restart.ValueString(), engine.ShortID(id), err))
 	}
 	return diags

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
 var (
@@ -34,7 +35,7 @@ func New() datasource.DataSource {
 
 // DataSource lists the provider's containers on the engine.
 type DataSource struct {
-	client *engine.Client
+	base.DataSource
 }
 
 // Metadata names the data source.
@@ -45,16 +46,6 @@ func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest,
 // Schema describes the data source.
 func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = dataSchema()
-}
-
-// Configure takes the provider's engine client.
-func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	client, err := engine.FromProviderData(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	d.client = client
 }
 
 // Read lists the provider's containers once, filtered by the engine, and
@@ -69,16 +60,16 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ids, err := d.client.ManagedContainers(ctx, labels, m.NamePrefix.ValueString())
+	ids, err := d.Client.ManagedContainers(ctx, labels, m.NamePrefix.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list sandboxes", fmt.Sprintf(
-			"Listing the containers on the Docker engine at %s failed: %s", d.client.Endpoint(), engine.Brief(err)))
+			"Listing the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))
 		return
 	}
 	found, err := d.inspect(ctx, ids)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read sandboxes", fmt.Sprintf(
-			"Inspecting the containers on the Docker engine at %s failed: %s", d.client.Endpoint(), engine.Brief(err)))
+			"Inspecting the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))
 		return
 	}
 	slices.SortFunc(found, func(a, b engine.Container) int { return strings.Compare(a.Name, b.Name) })
@@ -106,7 +97,7 @@ func (d *DataSource) inspect(ctx context.Context, ids []string) ([]engine.Contai
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c, err := d.client.InspectContainer(ctx, id)
+			c, err := d.Client.InspectContainer(ctx, id)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {

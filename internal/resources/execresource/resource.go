@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
 var (
@@ -32,7 +33,7 @@ func New() resource.Resource {
 
 // Resource runs one command in a sandbox.
 type Resource struct {
-	client *engine.Client
+	base.Resource
 }
 
 // Metadata names the resource.
@@ -43,16 +44,6 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 // Schema describes the resource.
 func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = resourceSchema()
-}
-
-// Configure takes the provider's engine client.
-func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	client, err := engine.FromProviderData(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	r.client = client
 }
 
 // Create runs the command in the sandbox, within its timeout, and records
@@ -76,14 +67,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	_, err := r.client.InspectContainer(ctx, state.ContainerID.ValueString())
+	_, err := r.Client.InspectContainer(ctx, state.ContainerID.ValueString())
 	switch {
 	case engine.IsNotFound(err):
 		resp.State.RemoveResource(ctx)
 	case err != nil:
 		resp.Diagnostics.AddError("Cannot read sandbox", fmt.Sprintf(
 			"Inspecting container %s on the Docker engine at %s failed: %s", engine.ShortID(state.ContainerID.ValueString()),
-			r.client.Endpoint(), engine.Brief(err)))
+			r.Client.Endpoint(), engine.Brief(err)))
 	}
 }
 
@@ -114,27 +105,27 @@ func (r *Resource) run(ctx context.Context, m *resourceModel) diag.Diagnostics {
 		return diags
 	}
 	id := m.ContainerID.ValueString()
-	c, err := r.client.InspectContainer(ctx, id)
+	c, err := r.Client.InspectContainer(ctx, id)
 	switch {
 	case engine.IsNotFound(err):
 		diags.AddAttributeError(path.Root("container_id"), "No such sandbox", fmt.Sprintf(
 			"No container %s exists on the Docker engine at %s to run the command in. Give the ID of a "+
-				"sandbox_container, such as sandbox_container.agent.id.", engine.ShortID(id), r.client.Endpoint()))
+				"sandbox_container, such as sandbox_container.agent.id.", engine.ShortID(id), r.Client.Endpoint()))
 		return diags
 	case err != nil:
 		diags.AddError("Cannot read sandbox", fmt.Sprintf("Inspecting container %s on the Docker engine at %s "+
-			"failed: %s", engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+			"failed: %s", engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
 		return diags
 	case !engine.IsRunning(c):
 		diags.AddAttributeError(path.Root("container_id"), "Sandbox is not running", fmt.Sprintf(
 			"Container %s on the Docker engine at %s is not running, so the command cannot run in it. Set "+
-				"running = true on its sandbox_container.", engine.ShortID(id), r.client.Endpoint()))
+				"running = true on its sandbox_container.", engine.ShortID(id), r.Client.Endpoint()))
 		return diags
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := r.client.RunExec(runCtx, id, spec)
+	res, err := r.Client.RunExec(runCtx, id, spec)
 	var interrupted *engine.ExecInterruptedError
 	switch {
 	case errors.As(err, &interrupted) && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
@@ -144,7 +135,7 @@ func (r *Resource) run(ctx context.Context, m *resourceModel) diag.Diagnostics {
 		return diags
 	case err != nil:
 		diags.AddError("Cannot run command", fmt.Sprintf("Running %s in sandbox %s on the Docker engine at %s "+
-			"failed: %v", quote(spec.Command), engine.ShortID(id), r.client.Endpoint(), err))
+			"failed: %v", quote(spec.Command), engine.ShortID(id), r.Client.Endpoint(), err))
 		return diags
 	}
 	if ok, codes := m.succeeded(ctx, res.ExitCode); !ok {

@@ -193,7 +193,7 @@ var compareSame = compare.ValuesSame()
 // gives the output it promises.
 func TestAccExec_example(t *testing.T) {
 	name := acctest.Name(t)
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "sandbox_exec", "resource.tf"))
+	example, err := os.ReadFile(filepath.Join(acctest.ModuleRoot(t), "examples", "resources", "sandbox_exec", "resource.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	tarball, w := io.Pipe()
 	go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
 	defer func() { _ = tarball.Close() }()
-	id, err := r.client.BuildImage(ctx, engine.BuildSpec{
+	id, err := r.Client.BuildImage(ctx, engine.BuildSpec{
 		Context: tarball, Dockerfile: m.Dockerfile.ValueString(), Tag: name,
 		BuildArgs: m.inputs().args, Target: m.Target.ValueString(), Labels: labels,
 	}, func(line string) { tflog.Info(ctx, line, map[string]any{"image": name}) })
@@ -73,7 +73,7 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 			summary = "Cannot build image"
 		}
 		diags.AddError(summary, fmt.Sprintf("Building %s from %s on the Docker engine at %s failed: %v",
-			name, dir, r.client.Endpoint(), err))
+			name, dir, r.Client.Endpoint(), err))
 		return diags
 	}
 	m.ID, m.ImageID, m.ContextDigest = types.StringValue(id), types.StringValue(id), types.StringValue(sum)
@@ -84,13 +84,13 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 // checkNameFree refuses a name that tags an image this provider did not
 // build: the build would move that tag away from it.
 func (r *Resource) checkNameFree(ctx context.Context, name string) diag.Diagnostic {
-	img, err := r.client.InspectImage(ctx, name)
+	img, err := r.Client.InspectImage(ctx, name)
 	if engine.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return diag.NewErrorDiagnostic("Cannot build image", fmt.Sprintf(
-			"Inspecting %s on the Docker engine at %s failed: %s", name, r.client.Endpoint(), engine.Brief(err)))
+			"Inspecting %s on the Docker engine at %s failed: %s", name, r.Client.Endpoint(), engine.Brief(err)))
 	}
 	if img.Config != nil && engine.ManagedBy(img.Config.Labels) {
 		return nil
@@ -99,7 +99,7 @@ func (r *Resource) checkNameFree(ctx context.Context, name string) diag.Diagnost
 		"%s already names image %s on the Docker engine at %s, which this provider did not build; building "+
 			"would move the tag away from it. Choose another name, or remove the tag by hand "+
 			"(docker -H %s rmi %s) if that image is no longer wanted.",
-		name, engine.ShortID(img.ID), r.client.Endpoint(), r.client.Endpoint(), name))
+		name, engine.ShortID(img.ID), r.Client.Endpoint(), r.Client.Endpoint(), name))
 }
 
 // remove removes the image this resource built. When other tags name it
@@ -109,19 +109,19 @@ func (r *Resource) checkNameFree(ctx context.Context, name string) diag.Diagnost
 func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
-	img, err := r.client.InspectImage(ctx, id)
+	img, err := r.Client.InspectImage(ctx, id)
 	if engine.IsNotFound(err) {
 		return diags
 	}
 	if err != nil {
 		diags.AddError("Cannot remove image", fmt.Sprintf("Inspecting %s (%s) on the Docker engine at %s failed: %s",
-			name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+			name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
 		return diags
 	}
 	if img.Config == nil || !engine.ManagedBy(img.Config.Labels) {
 		diags.AddWarning("Image left on the engine", fmt.Sprintf(
 			"Image %s on the Docker engine at %s does not carry this provider's labels, so it was left there.",
-			engine.ShortID(id), r.client.Endpoint()))
+			engine.ShortID(id), r.Client.Endpoint()))
 		return diags
 	}
 	ownTag := false
@@ -136,14 +136,14 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	if len(others) > 0 {
 		// Other tags keep the image: only this resource's tag goes.
 		if ownTag {
-			err = r.client.RemoveImage(ctx, name)
+			err = r.Client.RemoveImage(ctx, name)
 		}
 	} else {
-		users, listErr := r.client.ContainersUsingImage(ctx, id)
+		users, listErr := r.Client.ContainersUsingImage(ctx, id)
 		if listErr == nil && len(users) > 0 {
 			return append(diags, r.inUse(name, id, users))
 		}
-		err = r.client.RemoveImage(ctx, id)
+		err = r.Client.RemoveImage(ctx, id)
 	}
 	switch {
 	case err == nil || engine.IsNotFound(err):
@@ -151,7 +151,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 		diags.Append(r.inUse(name, id, nil))
 	default:
 		diags.AddError("Cannot remove image", fmt.Sprintf("Removing %s (%s) from the Docker engine at %s failed: %s",
-			name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+			name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
 	}
 	return diags
 }
@@ -165,7 +165,7 @@ func (r *Resource) inUse(name, id string, users []string) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Image in use", fmt.Sprintf(
 		"Image %s (%s) on the Docker engine at %s is used by %s. Destroy or replace them first (a "+
 			"sandbox_container whose image is this image's image_id is replaced before it), or set "+
-			"keep_on_destroy = true to leave the image.", name, engine.ShortID(id), r.client.Endpoint(), who))
+			"keep_on_destroy = true to leave the image.", name, engine.ShortID(id), r.Client.Endpoint(), who))
 }
 
 // sameTag reports whether two tags name the same thing, however the
@@ -180,21 +180,21 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 	var diags diag.Diagnostics
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
 	// One call when the name still names the image, as it mostly does.
-	current, err := r.client.TagImageID(ctx, name)
+	current, err := r.Client.TagImageID(ctx, name)
 	if err != nil {
 		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s",
-			name, r.client.Endpoint(), engine.Brief(err)))
+			name, r.Client.Endpoint(), engine.Brief(err)))
 		return false, diags
 	}
 	m.Tagged = types.BoolValue(current == id)
 	if current == id {
 		return true, diags
 	}
-	if _, err := r.client.InspectImage(ctx, id); engine.IsNotFound(err) {
+	if _, err := r.Client.InspectImage(ctx, id); engine.IsNotFound(err) {
 		return false, diags
 	} else if err != nil {
 		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting image %s (%s) on the Docker engine at %s "+
-			"failed: %s", name, engine.ShortID(id), r.client.Endpoint(), engine.Brief(err)))
+			"failed: %s", name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
 		return false, diags
 	}
 	now := "no longer names any image"
@@ -203,7 +203,7 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 	}
 	diags.AddWarning("Image tag moved", fmt.Sprintf(
 		"%s was built as image %s but %s on the Docker engine at %s. Apply puts the tag back on the image "+
-			"this resource built.", name, engine.ShortID(id), now, r.client.Endpoint()))
+			"this resource built.", name, engine.ShortID(id), now, r.Client.Endpoint()))
 	return true, diags
 }
 
@@ -211,9 +211,9 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 func (r *Resource) retag(ctx context.Context, m resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
-	if err := r.client.TagImage(ctx, id, name); err != nil {
+	if err := r.Client.TagImage(ctx, id, name); err != nil {
 		diags.AddError("Cannot tag image", fmt.Sprintf("Tagging image %s as %s on the Docker engine at %s failed: %s",
-			engine.ShortID(id), name, r.client.Endpoint(), engine.Brief(err)))
+			engine.ShortID(id), name, r.Client.Endpoint(), engine.Brief(err)))
 	}
 	return diags
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
 var (
@@ -35,7 +35,7 @@ func New() resource.Resource {
 
 // Resource manages one image built on the engine.
 type Resource struct {
-	client *engine.Client
+	base.Resource
 }
 
 // Metadata names the resource.
@@ -46,16 +46,6 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 // Schema describes the resource.
 func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = resourceSchema(ctx)
-}
-
-// Configure takes the provider's engine client.
-func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	client, err := engine.FromProviderData(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	r.client = client
 }
 
 // Create builds the image, within the create timeout.
@@ -74,7 +64,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		resp.Diagnostics.AddError("Image build timed out", fmt.Sprintf(
 			"Building %s on the Docker engine at %s took longer than its create timeout (%s). Raise "+
-				"timeouts.create.", plan.Name.ValueString(), r.client.Endpoint(), timeout))
+				"timeouts.create.", plan.Name.ValueString(), r.Client.Endpoint(), timeout))
 	}
 	if resp.Diagnostics.HasError() {
 		return

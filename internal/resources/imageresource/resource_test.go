@@ -272,11 +272,11 @@ func TestAccImage_destroy(t *testing.T) {
 // runs it.
 func TestAccImage_example(t *testing.T) {
 	name := acctest.ImageName(t)
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "sandbox_image", "resource.tf"))
+	example, err := os.ReadFile(filepath.Join(acctest.ModuleRoot(t), "examples", "resources", "sandbox_image", "resource.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "resources", "sandbox_image", "agent"))
+	dir, err := filepath.Abs(filepath.Join(acctest.ModuleRoot(t), "examples", "resources", "sandbox_image", "agent"))
 	if err != nil {
 		t.Fatal(err)
 	}

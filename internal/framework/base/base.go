@@ -1,0 +1,52 @@
+// Package base is what every resource and data source of the provider
+// embeds: the engine client the provider built in its own Configure, handed
+// to each resource and data source by theirs. A resource's methods reach
+// the engine through Client; before the provider is configured (validation
+// without a provider block) Client is nil.
+package base
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// Resource is embedded by every managed resource.
+type Resource struct {
+	Client *engine.Client
+}
+
+// Configure takes the provider's engine client.
+func (b *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// DataSource is embedded by every data source.
+type DataSource struct {
+	Client *engine.Client
+}
+
+// Configure takes the provider's engine client.
+func (b *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// fromProviderData is the client the provider hands over: nil before the
+// provider is configured.
+func fromProviderData(data any, diags *diag.Diagnostics) *engine.Client {
+	if data == nil {
+		return nil
+	}
+	client, ok := data.(*engine.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf(
+			"Expected *engine.Client, got %T. This is a bug in the provider: please report it.", data))
+		return nil
+	}
+	return client
+}
