@@ -1,4 +1,4 @@
-package engine
+package connection
 
 import (
 	"os"
@@ -74,9 +74,23 @@ func TestDockerContexts(t *testing.T) {
 		{"with TLS settings", Config{Context: "remote", CAPEM: string(p.caPEM)}, "brings its own TLS material"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := New(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := Open(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestResolveHost(t *testing.T) {
+	t.Setenv(client.EnvOverrideHost, "")
+	if got := ResolveHost(""); got != client.DefaultDockerHost {
+		t.Errorf("no host, no DOCKER_HOST: %q, want %q", got, client.DefaultDockerHost)
+	}
+	t.Setenv(client.EnvOverrideHost, "tcp://engine.example:2375")
+	if got := ResolveHost(""); got != "tcp://engine.example:2375" {
+		t.Errorf("DOCKER_HOST: %q", got)
+	}
+	if got := ResolveHost("unix:///run/other.sock"); got != "unix:///run/other.sock" {
+		t.Errorf("explicit host: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package connection
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -123,16 +124,38 @@ func noDockerEnv(t *testing.T) {
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
 }
 
+// ping asks the engine cfg names for /_ping through the endpoint's own
+// transport, as the API client does, and explains a failure as the client
+// does.
 func ping(t *testing.T, cfg Config) error {
 	t.Helper()
-	c, err := New(cfg)
+	e, err := Open(cfg)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = c.Close() }()
+	transport := e.Transport().Clone()
+	if dial := e.Dialer(); dial != nil {
+		transport.DialContext = dial
+	}
+	defer transport.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return c.Ping(ctx)
+	scheme, host := e.URL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+"://"+host+"/_ping", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: transport}).Do(req)
+	if err == nil {
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("GET %s: %s", req.URL, resp.Status)
+		}
+	}
+	if err != nil {
+		return e.Explain(ctx, err)
+	}
+	return nil
 }
 
 func TestTLSVerifiedConnection(t *testing.T) {
@@ -237,7 +260,7 @@ func TestTLSSettingsRefusedWhereTheyCannotApply(t *testing.T) {
 		{"not a URL", Config{Host: "not a url"}, "invalid Docker engine endpoint"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := New(c.cfg)
+			_, err := Open(c.cfg)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one saying %q", err, c.want)
 			}
@@ -245,7 +268,7 @@ func TestTLSSettingsRefusedWhereTheyCannotApply(t *testing.T) {
 	}
 	t.Run("environment TLS is ignored for a unix socket", func(t *testing.T) {
 		t.Setenv(client.EnvTLSVerify, "1")
-		if _, err := New(Config{Host: "unix:///var/run/docker.sock"}); err != nil {
+		if _, err := Open(Config{Host: "unix:///var/run/docker.sock"}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -259,7 +282,7 @@ func TestBlackHoledAddressFailsInBoundedTime(t *testing.T) {
 	if err == nil {
 		t.Fatal("connected to a black hole")
 	}
-	if elapsed := time.Since(start); elapsed > dialTimeout+5*time.Second {
+	if elapsed := time.Since(start); elapsed > DialTimeout+5*time.Second {
 		t.Errorf("took %s", elapsed)
 	}
 	if !strings.Contains(err.Error(), "192.0.2.1") {
