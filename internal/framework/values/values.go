@@ -4,10 +4,12 @@
 package values
 
 import (
+	"math/big"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // Value is what every framework value can say about itself.
@@ -99,4 +101,25 @@ func Int64OrNull(v int64) types.Int64 {
 		return types.Int64Null()
 	}
 	return types.Int64Value(v)
+}
+
+// RawString is a known string's value from the plan or state's raw
+// terraform value, else "": reading one attribute raw spares a walk of the
+// whole schema, which a plan pays once per resource.
+func RawString(v tftypes.Value) string {
+	var s string
+	if !v.IsKnown() || v.IsNull() || v.As(&s) != nil {
+		return ""
+	}
+	return s
+}
+
+// RawNumber is a known number's value from a raw terraform value.
+func RawNumber(v tftypes.Value) (float64, bool) {
+	var n big.Float
+	if !v.IsKnown() || v.IsNull() || v.As(&n) != nil {
+		return 0, false
+	}
+	f, _ := n.Float64()
+	return f, true
 }

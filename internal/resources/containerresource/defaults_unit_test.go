@@ -85,7 +85,7 @@ func TestEngineDefaultsAreNotTakenForSettings(t *testing.T) {
 func TestPodmanCapabilitySpellingKeepsTheConfiguration(t *testing.T) {
 	p := privilegesModel{
 		CapDrop: values.StringSet([]string{"ALL"}), CapAdd: values.StringSet([]string{"NET_BIND_SERVICE"}),
-		SecurityOpts: types.SetNull(types.StringType), Tmpfs: types.MapNull(types.StringType),
+		SecurityOpts: types.SetNull(types.StringType),
 		Runtime: types.StringNull(),
 	}
 	held := p
@@ -96,12 +96,12 @@ func TestPodmanCapabilitySpellingKeepsTheConfiguration(t *testing.T) {
 			drop = append(drop, c)
 		}
 	}
-	p.observe(&container.HostConfig{CapDrop: drop}, engine.Defaults{})
+	p.observe(&container.HostConfig{CapDrop: drop})
 	if !p.CapDrop.Equal(held.CapDrop) || !p.CapAdd.Equal(held.CapAdd) {
 		t.Errorf("the same capability set read as cap_drop %v, cap_add %v", p.CapDrop, p.CapAdd)
 	}
 	// One more capability really added is drift.
-	p.observe(&container.HostConfig{CapDrop: drop, CapAdd: []string{"CAP_NET_RAW"}}, engine.Defaults{})
+	p.observe(&container.HostConfig{CapDrop: drop, CapAdd: []string{"CAP_NET_RAW"}})
 	if p.CapAdd.Equal(held.CapAdd) {
 		t.Errorf("an added capability went unseen: cap_add %v", p.CapAdd)
 	}

@@ -1,7 +1,6 @@
 package containerresource
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -46,14 +45,14 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 		ref, r.Client.Endpoint(), missing.PullErr, ref, ref))
 }
 
-// nameConflictDiagnostic explains that a name is taken. The container that
-// holds it is only inspected, never adopted, stopped or removed.
-func (r *Resource) nameConflictDiagnostic(ctx context.Context, name string, err error) diag.Diagnostic {
-	holder, id := fmt.Sprintf("another container (%v)", err), name
-	if c, inspectErr := r.Client.InspectContainer(ctx, name); inspectErr == nil {
-		holder, id = fmt.Sprintf("container %s", engine.ShortID(c.ID)), c.ID
-		if c.Config != nil && engine.ManagedBy(c.Config.Labels) {
-			holder += ", which this provider created but this resource does not track (left, for example, by " +
+// nameConflictDiagnostic explains that a name is taken, by holder when it
+// could be inspected (nil otherwise).
+func (r *Resource) nameConflictDiagnostic(holder *engine.Container, name string, err error) diag.Diagnostic {
+	who, id := fmt.Sprintf("another container (%v)", err), name
+	if holder != nil {
+		who, id = fmt.Sprintf("container %s", engine.ShortID(holder.ID)), holder.ID
+		if holder.Config != nil && engine.ManagedBy(holder.Config.Labels) {
+			who += ", which this provider created but this resource does not track (left, for example, by " +
 				"a terraform process that was killed before it could record it)"
 		}
 	}
@@ -62,7 +61,19 @@ func (r *Resource) nameConflictDiagnostic(ctx context.Context, name string, err 
 			"The provider never adopts, stops or removes a container it did not create for this resource. "+
 			"Choose another name, or remove that container:\n\n  docker -H %s rm -f %s\n\n"+
 			"or bring it under Terraform:\n\n  terraform import <address of this sandbox> %s",
-		name, holder, r.Client.Endpoint(), r.Client.Endpoint(), id, id))
+		name, who, r.Client.Endpoint(), r.Client.Endpoint(), id, id))
+}
+
+// undoFailedDiagnostic says that what a failed create left could not be
+// removed, that the next apply will, and how to remove it by hand.
+func undoFailedDiagnostic(endpoint, token string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Cannot remove what the failed create left", fmt.Sprintf(
+		"The create did not finish, and the container the Docker engine at %s may have made for it could not "+
+			"be looked up or removed: %v\n\n"+
+			"The sandbox is recorded in the state as tainted, so the next apply removes that container, found by "+
+			"its label %s=%s, and creates the sandbox again. To remove it by hand instead:\n\n"+
+			"  docker -H %s ps -aq --filter label=%s=%s | xargs -r docker -H %s rm -f",
+		endpoint, err, engine.LabelCreateToken, token, endpoint, engine.LabelCreateToken, token, endpoint))
 }
 
 // notRunningDiagnostic explains a sandbox that exited right after it was

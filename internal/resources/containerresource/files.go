@@ -221,7 +221,7 @@ func (f filesModel) engineFiles(ctx context.Context) ([]engine.File, diag.Diagno
 
 // validate rejects files the engine could not write, or that a tmpfs mount
 // would hide.
-func (f filesModel) validate(ctx context.Context, p privilegesModel) diag.Diagnostics {
+func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if !values.Known(f.Files) {
 		return diags
@@ -261,48 +261,9 @@ func derivedImageLabels(name, token string) map[string]string {
 	return labels
 }
 
-// removeStaleDerived removes the images derived for earlier sandboxes
-// named name that no container uses any more: a sandbox removed behind
-// Terraform's back leaves its image, which the plan cannot remove (it
-// changes nothing). An image still in use stays.
-func (r *Resource) removeStaleDerived(ctx context.Context, name string) {
-	ids, err := r.Client.ImagesLabelled(ctx, labelDerivedFor, name)
-	if err != nil {
-		return
-	}
-	for _, id := range ids {
-		_ = r.Client.RemoveImage(ctx, id) // refused, as a conflict, while a container uses it
-	}
-}
-
 // derivesImage reports whether the sandbox runs an image derived to hold
 // its files: it has files and a read-only root, which the engine cannot
 // write into.
 func (m resourceModel) derivesImage() bool {
 	return m.ReadOnly.ValueBool() && values.Known(m.Files) && len(m.Files.Elements()) > 0
-}
-
-// removeDerivedImage removes the image derived for the sandbox's files, if
-// it has one, once the sandbox is gone. Only an image the provider's labels
-// prove it derived is removed.
-func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if !m.derivesImage() || m.ImageID.ValueString() == "" {
-		return diags
-	}
-	id := m.ImageID.ValueString()
-	img, err := r.Client.InspectImage(ctx, id)
-	if engine.IsNotFound(err) {
-		return diags
-	}
-	if err == nil && img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels) {
-		err = r.Client.RemoveImage(ctx, id)
-	}
-	if err != nil && !engine.IsNotFound(err) {
-		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
-			"The sandbox is gone, but the image holding its files (%s) could not be removed from the Docker engine "+
-				"at %s: %s. Remove it by hand: docker -H %s rmi %s",
-			engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err), r.Client.Endpoint(), id))
-	}
-	return diags
 }

@@ -14,12 +14,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planmodifiers"
@@ -258,27 +260,43 @@ func (l limitsModel) validate(ctx context.Context) diag.Diagnostics {
 	return diags
 }
 
-// applyLimits changes the container's limits when the plan's differ from
-// the state's, then checks that the engine shows the new ones.
-func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limitsModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	want := plan.engineLimits()
-	if want == state.engineLimits() {
-		return diags
+// Under gVisor the memory limit covers the whole sandbox, its user-space
+// kernel included, which needs about 16 MiB to start; a sandbox over its
+// memory goes down as a whole. pids_limit means what it means under runc:
+// gVisor's own kernel enforces it as the nproc ulimit (engine/gvisor.go).
+const gVisorMinMemoryMiB = 32
+
+// checkGVisor refuses memory too small for a gVisor sandbox, and an nproc
+// ulimit that would loosen pids_limit, which gVisor enforces as that
+// ulimit.
+func checkGVisor(plan map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
+	pids, hasPids := values.RawNumber(plan["pids_limit"])
+	if nproc, ok := ulimitHard(plan["ulimits"], "nproc"); ok && hasPids && nproc > pids {
+		resp.Diagnostics.AddAttributeError(path.Root("ulimits").AtMapKey("nproc").AtName("hard"),
+			"nproc above pids_limit under gVisor", fmt.Sprintf(
+				"ulimits.nproc.hard = %.0f is above pids_limit = %.0f. Under gVisor the provider enforces "+
+					"pids_limit inside the sandbox as the nproc ulimit, so a larger nproc would let the sandbox "+
+					"run more processes than pids_limit. Remove ulimits.nproc, or set it to at most %.0f.",
+				nproc, pids, pids))
 	}
-	if err := r.Client.UpdateLimits(ctx, id, want); err != nil {
-		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
-			"The Docker engine at %s refused the new limits for container %s: %s", r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
-		return diags
+	if v, ok := values.RawNumber(plan["memory"]); ok && v < gVisorMinMemoryMiB {
+		resp.Diagnostics.AddAttributeError(path.Root("memory"), "memory too small for gVisor", fmt.Sprintf(
+			"memory = %.0f MiB is below %d MiB, the least a gVisor sandbox works with: under runsc the limit "+
+				"also covers gVisor's own kernel, which needs about 16 MiB to start. Set memory to at least %d.",
+			v, gVisorMinMemoryMiB, gVisorMinMemoryMiB))
 	}
-	c, err := r.Client.InspectContainer(ctx, id)
-	if err != nil {
-		return append(diags, r.readFailed(id, err))
+}
+
+// ulimitHard is the hard value of the named ulimit in a planned ulimits
+// map, when it is known.
+func ulimitHard(ulimits tftypes.Value, name string) (float64, bool) {
+	var entries map[string]tftypes.Value
+	if !ulimits.IsFullyKnown() || ulimits.IsNull() || ulimits.As(&entries) != nil {
+		return 0, false
 	}
-	if got := engine.ObservedLimits(c.HostConfig); got != want {
-		diags.AddError("Sandbox limits not applied", fmt.Sprintf(
-			"The Docker engine at %s accepted new limits for container %s but shows %+v instead of %+v.",
-			r.Client.Endpoint(), engine.ShortID(id), got, want))
+	var fields map[string]tftypes.Value
+	if entry, ok := entries[name]; !ok || entry.As(&fields) != nil {
+		return 0, false
 	}
-	return diags
+	return values.RawNumber(fields["hard"])
 }

@@ -42,6 +42,7 @@ type resourceModel struct {
 
 	networkModel
 	privilegesModel
+	filesystemModel
 	limitsModel
 	portsModel
 	filesModel
@@ -54,6 +55,7 @@ type resourceModel struct {
 // a container about which nothing is known yet.
 func (m *resourceModel) setGroupsNull() {
 	m.privilegesModel = nullPrivileges()
+	m.filesystemModel = nullFilesystem()
 	m.limitsModel = nullLimits()
 	m.portsModel = nullPorts()
 	m.filesModel = nullFiles()
@@ -92,7 +94,8 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 		spec.Labels[k] = v
 	}
 	applySecrets(secretEnv, &spec)
-	diags.Append(m.privilegesModel.applyTo(ctx, &spec)...)
+	m.privilegesModel.applyTo(&spec)
+	diags.Append(m.filesystemModel.applyTo(ctx, &spec)...)
 	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
 	diags.Append(m.portsModel.applyTo(ctx, &spec)...)
 	m.restartModel.applyTo(&spec)
@@ -129,7 +132,8 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d e
 	if c.ContainerJSONBase == nil || c.HostConfig == nil {
 		return
 	}
-	m.privilegesModel.observe(c.HostConfig, d)
+	m.privilegesModel.observe(c.HostConfig)
+	m.filesystemModel.observe(c.HostConfig, d)
 	m.limitsModel.observe(c.HostConfig, d)
 	m.portsModel.observe(ctx, c.HostConfig)
 	m.restartModel.observe(c.HostConfig)
@@ -142,7 +146,7 @@ func (m resourceModel) validate(ctx context.Context) diag.Diagnostics {
 	diags.Append(m.privilegesModel.validate()...)
 	diags.Append(m.limitsModel.validate(ctx)...)
 	diags.Append(m.portsModel.validate(m.isolated())...)
-	diags.Append(m.filesModel.validate(ctx, m.privilegesModel)...)
+	diags.Append(m.filesModel.validate(ctx, m.filesystemModel)...)
 	diags.Append(m.secretsModel.validate(m.Env)...)
 	return diags
 }

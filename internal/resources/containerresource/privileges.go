@@ -1,29 +1,27 @@
 package containerresource
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
@@ -33,7 +31,6 @@ import (
 // Privilege defaults, part of the schema and of state upgrades.
 const (
 	defaultNoNewPrivileges = true
-	defaultReadOnly        = false
 	defaultAllowUnconfined = false
 	// defaultRuntime is the engine's usual default runtime, which import
 	// leaves unset.
@@ -83,8 +80,6 @@ type privilegesModel struct {
 	CapAdd          types.Set    `tfsdk:"cap_add"`
 	CapDrop         types.Set    `tfsdk:"cap_drop"`
 	NoNewPrivileges types.Bool   `tfsdk:"no_new_privileges"`
-	ReadOnly        types.Bool   `tfsdk:"read_only"`
-	Tmpfs           types.Map    `tfsdk:"tmpfs"`
 	Runtime         types.String `tfsdk:"runtime"`
 	SecurityOpts    types.Set    `tfsdk:"security_opts"`
 	AllowUnconfined types.Bool   `tfsdk:"allow_unconfined"`
@@ -99,8 +94,6 @@ func nullPrivileges() privilegesModel {
 		CapAdd:          types.SetNull(types.StringType),
 		CapDrop:         types.SetNull(types.StringType),
 		NoNewPrivileges: types.BoolNull(),
-		ReadOnly:        types.BoolNull(),
-		Tmpfs:           types.MapNull(types.StringType),
 		Runtime:         types.StringNull(),
 		SecurityOpts:    types.SetNull(types.StringType),
 		AllowUnconfined: types.BoolNull(),
@@ -145,33 +138,6 @@ func privilegeAttributes() map[string]schema.Attribute {
 			Computed:      true,
 			Default:       booldefault.StaticBool(defaultNoNewPrivileges),
 			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-		},
-		"read_only": schema.BoolAttribute{
-			MarkdownDescription: "Mount the root filesystem read-only. Use `tmpfs` for the paths the sandbox " +
-				"must write to. The engine cannot write `files` into a read-only root, so the two do not " +
-				"combine. Defaults to `" + fmt.Sprint(defaultReadOnly) + "`. Changing it forces replacement.",
-			Optional:      true,
-			Computed:      true,
-			Default:       booldefault.StaticBool(defaultReadOnly),
-			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-		},
-		"tmpfs": schema.MapAttribute{
-			MarkdownDescription: "In-memory filesystems to mount, by absolute path, each with its mount " +
-				"options (`\"\"` for the engine's defaults, or for example `\"rw,size=64m,mode=1777\"`; sizes " +
-				"in the kernel's units: bytes, `k`, `m`, `g` or `%` of memory). Docker mounts them " +
-				"`noexec,nosuid,nodev` unless told otherwise (Podman mounts them exec): add `exec` to let the " +
-				"sandbox run programs it writes there (`\"rw,exec,size=256m\"`), or `noexec` to forbid it on " +
-				"any engine. Their contents are lost when the sandbox stops. " +
-				"Changing it forces replacement.",
-			ElementType:   types.StringType,
-			Optional:      true,
-			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			Validators: []validator.Map{
-				mapvalidator.SizeAtLeast(1),
-				mapvalidator.KeysAre(validators.AbsolutePath()),
-				mapvalidator.ValueStringsAre(validators.String(
-					"must be comma-separated tmpfs mount options", tmpfsOptionsProblem)),
-			},
 		},
 		"runtime": schema.StringAttribute{
 			MarkdownDescription: "OCI runtime the engine runs the sandbox with, as registered with the engine, " +
@@ -307,22 +273,19 @@ func unconfined(opt string) string {
 func isUnconfined(opt string) bool { return unconfined(opt) != "" }
 
 // applyTo adds the privileges to spec.
-func (p privilegesModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) diag.Diagnostics {
+func (p privilegesModel) applyTo(spec *engine.ContainerSpec) {
 	spec.CapAdd = values.SetStrings(p.CapAdd)
 	spec.CapDrop = values.SetStrings(p.CapDrop)
 	spec.SecurityOpt = values.SetStrings(p.SecurityOpts)
 	if p.NoNewPrivileges.ValueBool() {
 		spec.SecurityOpt = append(spec.SecurityOpt, noNewPrivileges)
 	}
-	spec.ReadOnly = p.ReadOnly.ValueBool()
 	spec.Runtime = p.Runtime.ValueString()
-	return p.Tmpfs.ElementsAs(ctx, &spec.Tmpfs, false)
 }
 
-// observe records capabilities, security options, the root filesystem,
-// mounts and the runtime. A value equal in meaning to the one held keeps its
+// observe records capabilities, security options and the runtime. A value equal in meaning to the one held keeps its
 // spelling; a widened privilege shows in the plan.
-func (p *privilegesModel) observe(h *engine.HostConfig, d engine.Defaults) {
+func (p *privilegesModel) observe(h *engine.HostConfig) {
 	// The same capability set can be spelled differently (Podman lists
 	// every dropped capability where the create said ALL): the held values
 	// stay while they give the same set.
@@ -345,8 +308,6 @@ func (p *privilegesModel) observe(h *engine.HostConfig, d engine.Defaults) {
 	}
 	p.NoNewPrivileges = types.BoolValue(nnp)
 	p.SecurityOpts = values.KeepIfEqual(p.SecurityOpts, values.StringSetOrNull(opts))
-	p.ReadOnly = types.BoolValue(h.ReadonlyRootfs)
-	p.Tmpfs = values.KeepIfEqual(p.Tmpfs, values.StringMap(d.AskedTmpfs(h.Tmpfs)))
 	// A container's runtime cannot change. An unset one stays unset, whatever
 	// the engine's default runtime is called.
 	if !p.Runtime.IsNull() {
@@ -404,45 +365,24 @@ func (p privilegesModel) validate() diag.Diagnostics {
 	return diags
 }
 
-// tmpfsFlags are the tmpfs mount options that take no value.
-var tmpfsFlags = []string{
-	"rw", "ro", "exec", "noexec", "suid", "nosuid", "dev", "nodev", "sync", "async", "atime", "noatime",
-	"relatime", "norelatime", "strictatime", "diratime", "nodiratime", "tmpcopyup", "notmpcopyup",
-}
-
-var (
-	tmpfsSize   = regexp.MustCompile(`^[0-9]+[kmg]?$|^[0-9]+%$`)
-	tmpfsNumber = regexp.MustCompile(`^[0-9]+[kmg]?$`)
-	tmpfsMode   = regexp.MustCompile(`^[0-7]{3,4}$`)
-	tmpfsID     = regexp.MustCompile(`^[0-9]+$`)
-)
-
-// tmpfsOptionsProblem parses tmpfs mount options as the kernel takes them,
-// so that a mistake fails the plan instead of the create.
-func tmpfsOptionsProblem(options string) string {
-	if options == "" {
-		return ""
+// refuseInlineSeccomp refuses a seccomp profile given inline, which Podman
+// 4 reads as the path of a file on its own host.
+func refuseInlineSeccomp(opts tftypes.Value, resp *resource.ModifyPlanResponse) {
+	var list []tftypes.Value
+	if !opts.IsKnown() || opts.IsNull() || opts.As(&list) != nil {
+		return
 	}
-	for _, opt := range strings.Split(options, ",") {
-		key, value, hasValue := strings.Cut(opt, "=")
-		var ok bool
-		switch key {
-		case "size":
-			ok = tmpfsSize.MatchString(value)
-		case "nr_inodes", "nr_blocks":
-			ok = tmpfsNumber.MatchString(value)
-		case "mode":
-			ok = tmpfsMode.MatchString(value)
-		case "uid", "gid":
-			ok = tmpfsID.MatchString(value)
-		default:
-			ok = !hasValue && slices.Contains(tmpfsFlags, key)
+	for _, v := range list {
+		var opt string
+		if !v.IsKnown() || v.As(&opt) != nil {
+			continue
 		}
-		if !ok {
-			return fmt.Sprintf("has the option %q, which tmpfs does not take: sizes are a number of bytes "+
-				"with k, m or g (64m, not 64MB) or a percentage of memory, mode is octal (1777), uid and gid "+
-				"are numbers, and the flags are %s", opt, strings.Join(tmpfsFlags, ", "))
+		if key, value, _ := splitSecurityOpt(opt); key == "seccomp" && value != "unconfined" {
+			resp.Diagnostics.AddAttributeError(path.Root("security_opts"), "Seccomp profile not accepted by Podman",
+				"Podman 4 reads a seccomp= value as the path of a profile on its own host, so the profile given "+
+					"here cannot reach it. Set the profile on the Podman host (containers.conf: [containers] "+
+					"seccomp_profile) and leave it out of security_opts, or place this sandbox on a Docker engine.")
+			return
 		}
 	}
-	return ""
 }

@@ -1,11 +1,16 @@
-// Package containerresource implements the sandbox_container resource. Its files:
-// resource.go (the framework's methods, in scaffolding order), lifecycle.go
-// (the engine work behind them), schema.go and model.go (the core
-// attributes), one file per attribute group holding that group's schema,
-// model, engine spec, observation and validation (network.go,
-// privileges.go, limits.go, ports.go, files.go, secrets.go, timeouts.go),
-// pending.go (creates that were cut off), import.go, upgrade.go and
-// diagnostics.go.
+// Package containerresource implements the sandbox_container resource.
+//
+// resource.go holds the framework's methods in the scaffolding's order;
+// they hold no engine call. The lifecycle files hold every engine call:
+// create.go, read.go, update.go, delete.go, import.go and plan.go (what
+// ModifyPlan asks of the engine). schema.go and model.go are the core
+// attributes; each attribute group has one file with its schema, model,
+// engine spec, observation and validation: network.go, privileges.go,
+// filesystem.go, limits.go, restart.go, ports.go, files.go, secrets.go and
+// timeouts.go. pending.go is how a cut-off create is recorded,
+// configured.go and defaults.go what the provider remembers of a create,
+// upgrade.go the earlier schema versions, and diagnostics.go the errors
+// given in several places.
 package containerresource
 
 import (
@@ -166,25 +171,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // ImportState imports a container by ID or name, with every attribute read
 // from the engine, network_mode included.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	c, err := r.Client.InspectContainer(ctx, req.ID)
-	if err != nil {
-		detail := fmt.Sprintf("Inspecting %q on the Docker engine at %s failed: %v", req.ID, r.Client.Endpoint(), err)
-		if engine.IsNotFound(err) {
-			detail = fmt.Sprintf("No container with ID or name %q exists on the Docker engine at %s.",
-				req.ID, r.Client.Endpoint())
-		}
-		resp.Diagnostics.AddError("Cannot import sandbox", detail)
+	m, defaults, diags := r.importSandbox(ctx, req.ID)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	img, err := r.Client.InspectImage(ctx, c.Image)
-	if err != nil && !engine.IsNotFound(err) {
-		resp.Diagnostics.AddError("Cannot import sandbox", fmt.Sprintf(
-			"Inspecting the image of container %s on the Docker engine at %s failed: %v",
-			engine.ShortID(c.ID), r.Client.Endpoint(), err))
-		return
-	}
-	var m resourceModel
-	defaults := m.setFromEngine(ctx, c, img)
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, defaults)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }

@@ -1,12 +1,7 @@
 package containerresource
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -53,19 +48,4 @@ func (r restartModel) applyTo(spec *engine.ContainerSpec) {
 // observe records the engine's restart policy.
 func (r *restartModel) observe(h *engine.HostConfig) {
 	r.Restart = types.StringValue(engine.ObservedRestart(h))
-}
-
-// applyRestart changes the restart policy when the plan's differs from the
-// state's.
-func (r *Resource) applyRestart(ctx context.Context, id string, plan, state restartModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if plan.Restart.Equal(state.Restart) || plan.Restart.IsUnknown() {
-		return diags
-	}
-	if err := r.Client.UpdateRestartPolicy(ctx, id, plan.Restart.ValueString()); err != nil {
-		diags.AddAttributeError(path.Root("restart"), "Cannot change restart policy", fmt.Sprintf(
-			"The engine at %s refused restart = %q for container %s: %v", r.Client.Endpoint(),
-			plan.Restart.ValueString(), engine.ShortID(id), err))
-	}
-	return diags
 }

@@ -1,0 +1,150 @@
+package containerresource
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// The engine work behind Create. Whatever a failed create leaves is removed
+// by the create's token, or recorded as pending (pending.go).
+
+// create creates the container with its network mode, privileges and
+// limits (pulling a missing image once), writes its files, starts it and
+// checks what the engine then shows. It returns what the engine added on
+// its own (defaults.go).
+func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string) (engine.Defaults, diag.Diagnostics) {
+	var added engine.Defaults
+	spec, diags := m.spec(ctx, secretEnv)
+	files, fileDiags := m.engineFiles(ctx)
+	if diags.Append(fileDiags...); diags.HasError() {
+		return added, diags
+	}
+	token := engine.NewCreateToken()
+	spec.Labels[engine.LabelCreateToken] = token
+	if spec.ReadOnly && len(files) > 0 {
+		// A read-only root cannot be written into: the files go into an
+		// image derived from the configured one (files.go).
+		if diags.Append(r.deriveFilesImage(ctx, &spec, files, token)...); diags.HasError() {
+			return added, append(diags, r.undoCreate(ctx, m, token)...)
+		}
+		files = nil
+	}
+	id, mayHaveMade, createDiags := r.createContainer(ctx, spec)
+	if diags.Append(createDiags...); diags.HasError() {
+		if !mayHaveMade {
+			return added, diags
+		}
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
+	}
+	if diags.Append(r.writeAndStart(ctx, id, files, m.Running.ValueBool())...); diags.HasError() {
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
+	}
+	c, observeDiags := r.observe(ctx, id, *m)
+	if diags.Append(observeDiags...); diags.HasError() {
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
+	}
+	if c.ContainerJSONBase != nil && c.HostConfig != nil {
+		added = engine.AddedDefaults(spec, c.HostConfig)
+	}
+	m.setObserved(ctx, c, added)
+	return added, diags
+}
+
+// deriveFilesImage builds the image derived from spec's for the files of a
+// read-only sandbox, and points spec at it. It first removes the images
+// derived for earlier sandboxes of the same name that no container uses
+// any more: a sandbox removed behind Terraform's back leaves its image,
+// which the plan cannot remove (it changes nothing). An image still in use
+// stays (the engine refuses its removal).
+func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerSpec, files []engine.File, token string) diag.Diagnostics {
+	if stale, err := r.Client.ImagesLabelled(ctx, labelDerivedFor, spec.Name); err == nil {
+		for _, id := range stale {
+			_ = r.Client.RemoveImage(ctx, id)
+		}
+	}
+	derived, err := r.Client.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
+	if err != nil {
+		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"),
+			"Cannot build the files into the sandbox's image", fmt.Sprintf(
+				"The sandbox's root filesystem is read-only, so its files are built into an image derived "+
+					"from %s, and building it on the Docker engine at %s failed: %v", spec.Image, r.Client.Endpoint(), err))}
+	}
+	spec.Image = derived
+	return nil
+}
+
+// createContainer asks the engine for the container, pulling a missing
+// image once. On a failure it reports whether the engine may have made
+// something all the same (a create cut off, or refused half-way).
+func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpec) (string, bool, diag.Diagnostics) {
+	id, err := r.Client.CreateContainer(ctx, spec)
+	if engine.IsNotFound(err) {
+		// The image is missing (the only thing a create can miss here):
+		// pull it once, then create again. Asking first would cost every
+		// sandbox a call.
+		if _, err := r.Client.EnsureImage(ctx, spec.Image); err != nil {
+			return "", false, diag.Diagnostics{r.imageDiagnostic(spec.Image, err)}
+		}
+		id, err = r.Client.CreateContainer(ctx, spec)
+	}
+	switch {
+	case err == nil:
+		return id, true, nil
+	case engine.IsConflict(err) && spec.Name != "":
+		// The engine made nothing: the name is someone else's.
+		return "", false, diag.Diagnostics{r.nameConflictDiagnostic(r.nameHolder(ctx, spec.Name), spec.Name, err)}
+	}
+	return "", true, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot create sandbox", fmt.Sprintf(
+		"The Docker engine at %s refused to create the container: %s", r.Client.Endpoint(), engine.Brief(err)))}
+}
+
+// writeAndStart writes the files into the created container and starts it
+// when it should run.
+func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.File, running bool) diag.Diagnostics {
+	if len(files) > 0 {
+		if err := r.Client.CopyFiles(ctx, id, files); err != nil {
+			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot write files into sandbox",
+				fmt.Sprintf("The Docker engine at %s created container %s but refused its files: %v",
+					r.Client.Endpoint(), engine.ShortID(id), err))}
+		}
+	}
+	if !running {
+		return nil
+	}
+	if err := r.Client.StartContainer(ctx, id); err != nil {
+		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", fmt.Sprintf(
+			"The Docker engine at %s created container %s but could not start it: %s",
+			r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))}
+	}
+	return nil
+}
+
+// undoCreate removes what a failed create with token may have left, within
+// its own deadline even when the request was cancelled. When it cannot, it
+// sets m's ID to a pending ID, which Create records as a tainted sandbox.
+func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token string) diag.Diagnostics {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	err := r.removeByToken(ctx, token)
+	if err == nil {
+		return nil
+	}
+	m.ID = types.StringValue(pendingPrefix + token)
+	return diag.Diagnostics{undoFailedDiagnostic(r.Client.Endpoint(), token, err)}
+}
+
+// nameHolder inspects the container that holds a name, to say whose it is.
+// It is only inspected, never adopted, stopped or removed.
+func (r *Resource) nameHolder(ctx context.Context, name string) *engine.Container {
+	c, err := r.Client.InspectContainer(ctx, name)
+	if err != nil {
+		return nil
+	}
+	return &c
+}

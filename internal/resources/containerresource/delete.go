@@ -1,0 +1,91 @@
+package containerresource
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// The engine work behind Delete, and the removal of what a cut-off create
+// left.
+
+// remove stops the container with its grace period, then force-removes it;
+// a sandbox that runs only the keep-alive is force-removed at once. A
+// container that is already gone counts as removed.
+func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if token, pending := pendingToken(m.ID); pending {
+		if err := r.removeByToken(ctx, token); err != nil {
+			diags.Append(r.removeFailed("Cannot remove sandbox", m.ID.ValueString(), err))
+		}
+		return diags
+	}
+	id := m.ID.ValueString()
+	// A sandbox that runs only the keep-alive has nothing that could shut
+	// down gracefully.
+	if !m.runsKeepAlive() {
+		if err := r.Client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
+			diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+
+				"failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
+			return diags
+		}
+	}
+	if err := r.Client.RemoveContainer(ctx, id); err != nil {
+		diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
+		return diags
+	}
+	return r.removeDerivedImage(ctx, m)
+}
+
+// removeDerivedImage removes the image derived for the sandbox's files, if
+// it has one, once the sandbox is gone. Only an image the provider's labels
+// prove it derived is removed.
+func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if !m.derivesImage() || m.ImageID.ValueString() == "" {
+		return diags
+	}
+	id := m.ImageID.ValueString()
+	img, err := r.Client.InspectImage(ctx, id)
+	if engine.IsNotFound(err) {
+		return diags
+	}
+	if err == nil && img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels) {
+		err = r.Client.RemoveImage(ctx, id)
+	}
+	if err != nil && !engine.IsNotFound(err) {
+		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
+			"The sandbox is gone, but the image holding its files (%s) could not be removed from the Docker engine "+
+				"at %s: %s. Remove it by hand: docker -H %s rmi %s",
+			engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err), r.Client.Endpoint(), id))
+	}
+	return diags
+}
+
+// removeByToken removes every container, and image, that carries the
+// create token.
+func (r *Resource) removeByToken(ctx context.Context, token string) error {
+	ids, err := r.Client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := r.Client.RemoveContainer(ctx, id); err != nil {
+			return err
+		}
+	}
+	// An image derived for the files of a read-only sandbox (files.go).
+	images, err := r.Client.ImagesLabelled(ctx, engine.LabelCreateToken, token)
+	if err != nil {
+		return err
+	}
+	for _, id := range images {
+		if err := r.Client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package containerresource
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// The engine work behind Read, and the inspection that Create and Update
+// end with.
+
+// refresh updates m from the engine and reports whether the container
+// exists. When the state asks for isolation, network_mode records what the
+// engine really shows, so weaker isolation plans a replacement.
+func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defaults) (bool, diag.Diagnostics) {
+	found, diags := r.resolvePending(ctx, m)
+	if !found || diags.HasError() {
+		return false, diags
+	}
+	c, err := r.Client.InspectContainer(ctx, m.ID.ValueString())
+	if engine.IsNotFound(err) {
+		return false, diags
+	}
+	if err != nil {
+		return false, append(diags, r.readFailed(m.ID.ValueString(), err))
+	}
+	m.setObserved(ctx, c, d)
+	return true, m.refreshIsolation(c, m.Name.ValueString())
+}
+
+// resolvePending replaces a pending ID with the ID of the container its
+// token names, and reports whether there is one. This is the one place a
+// resource lists containers, filtered by the engine by that label.
+func (r *Resource) resolvePending(ctx context.Context, m *resourceModel) (bool, diag.Diagnostics) {
+	token, pending := pendingToken(m.ID)
+	if !pending {
+		return true, nil
+	}
+	ids, err := r.Client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
+	if err != nil {
+		return false, diag.Diagnostics{r.readFailed(m.ID.ValueString(), err)}
+	}
+	if len(ids) == 0 {
+		return false, nil
+	}
+	m.ID = types.StringValue(ids[0])
+	return true, nil
+}
+
+// observe inspects the container and checks that the engine shows what the
+// configuration asks for: no network when network_mode is "none", and a
+// running container when running is true.
+func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (engine.Container, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	c, err := r.Client.InspectContainer(ctx, id)
+	if err != nil {
+		return c, append(diags, r.readFailed(id, err))
+	}
+	if diags.Append(want.checkIsolated(c)...); diags.HasError() {
+		return c, diags
+	}
+	if want.Running.ValueBool() && !engine.IsRunning(c) {
+		diags.Append(notRunningDiagnostic(c))
+	}
+	return c, diags
+}

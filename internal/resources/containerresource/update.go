@@ -1,0 +1,121 @@
+package containerresource
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// The engine work behind Update: what can change in place (the name, the
+// limits, the restart policy, whether the sandbox runs). Everything else
+// forces replacement.
+
+// update renames the container, applies changed limits and restart policy,
+// and starts, unpauses or stops it, then checks what the engine shows.
+func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel, d engine.Defaults) diag.Diagnostics {
+	id := state.ID.ValueString()
+	if name := plan.Name.ValueString(); !plan.Name.IsUnknown() && name != state.Name.ValueString() {
+		if diags := r.rename(ctx, id, name); diags.HasError() {
+			return diags
+		}
+	}
+	diags := r.applyLimits(ctx, id, plan.limitsModel, state.limitsModel)
+	if diags.Append(r.applyRestart(ctx, id, plan.restartModel, state.restartModel)...); diags.HasError() {
+		return diags
+	}
+	if diags.Append(r.applyRunState(ctx, id, *plan)...); diags.HasError() {
+		return diags
+	}
+	c, observeDiags := r.observe(ctx, id, *plan)
+	diags.Append(observeDiags...)
+	if !diags.HasError() {
+		plan.setObserved(ctx, c, d)
+	}
+	return diags
+}
+
+// rename gives the container its new name.
+func (r *Resource) rename(ctx context.Context, id, name string) diag.Diagnostics {
+	err := r.Client.RenameContainer(ctx, id, name)
+	switch {
+	case err == nil:
+		return nil
+	case engine.IsConflict(err):
+		return diag.Diagnostics{r.nameConflictDiagnostic(r.nameHolder(ctx, name), name, err)}
+	}
+	return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("name"), "Cannot rename sandbox",
+		fmt.Sprintf("Renaming container %s to %q on the Docker engine at %s failed: %v",
+			engine.ShortID(id), name, r.Client.Endpoint(), err))}
+}
+
+// applyLimits changes the container's limits when the plan's differ from
+// the state's, then checks that the engine shows the new ones.
+func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limitsModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	want := plan.engineLimits()
+	if want == state.engineLimits() {
+		return diags
+	}
+	if err := r.Client.UpdateLimits(ctx, id, want); err != nil {
+		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
+			"The Docker engine at %s refused the new limits for container %s: %s", r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
+		return diags
+	}
+	c, err := r.Client.InspectContainer(ctx, id)
+	if err != nil {
+		return append(diags, r.readFailed(id, err))
+	}
+	if got := engine.ObservedLimits(c.HostConfig); got != want {
+		diags.AddError("Sandbox limits not applied", fmt.Sprintf(
+			"The Docker engine at %s accepted new limits for container %s but shows %+v instead of %+v.",
+			r.Client.Endpoint(), engine.ShortID(id), got, want))
+	}
+	return diags
+}
+
+// applyRestart changes the restart policy when the plan's differs from the
+// state's.
+func (r *Resource) applyRestart(ctx context.Context, id string, plan, state restartModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if plan.Restart.Equal(state.Restart) || plan.Restart.IsUnknown() {
+		return diags
+	}
+	if err := r.Client.UpdateRestartPolicy(ctx, id, plan.Restart.ValueString()); err != nil {
+		diags.AddAttributeError(path.Root("restart"), "Cannot change restart policy", fmt.Sprintf(
+			"The engine at %s refused restart = %q for container %s: %v", r.Client.Endpoint(),
+			plan.Restart.ValueString(), engine.ShortID(id), err))
+	}
+	return diags
+}
+
+// applyRunState starts, unpauses or stops the container as the plan asks.
+func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	c, err := r.Client.InspectContainer(ctx, id)
+	if err != nil {
+		return append(diags, r.readFailed(id, err))
+	}
+	if c.State.Paused {
+		// The engine neither starts nor stops a paused container.
+		if err := r.Client.UnpauseContainer(ctx, id); err != nil {
+			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on the Docker engine "+
+				"at %s failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
+			return diags
+		}
+	}
+	switch want, running := plan.Running.ValueBool(), c.State.Running; {
+	case want && !running:
+		err = r.Client.StartContainer(ctx, id)
+	case !want && running:
+		err = r.Client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
+	}
+	if err != nil {
+		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
+			"Starting or stopping container %s on the Docker engine at %s failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
+	}
+	return diags
+}
