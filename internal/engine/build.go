@@ -58,6 +58,31 @@ const buildTailLines = 20
 // no deadline of its own: it takes as long as its steps, within the
 // caller's (the create timeout).
 func (c *Client) BuildImage(ctx context.Context, spec BuildSpec, logf func(line string)) (string, error) {
+	inFlight.Add(1)
+	defer inFlight.Add(-1)
+	resp, err := c.api.ImageBuild(ctx, spec.Context, buildOptions(spec))
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out := buildOutput{logf: logf}
+	if err := out.read(ctx, resp.Body); err != nil {
+		return "", err
+	}
+	id := out.imageID()
+	if id == "" {
+		return "", fmt.Errorf("the engine reported no image ID at the end of the build")
+	}
+	img, err := c.inspectImage(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("inspecting the image just built (%s): %w", id, err)
+	}
+	return img.ID, nil
+}
+
+// buildOptions asks the classic builder for spec, with the intermediate
+// containers removed.
+func buildOptions(spec BuildSpec) build.ImageBuildOptions {
 	opts := build.ImageBuildOptions{
 		Dockerfile:  spec.Dockerfile,
 		Target:      spec.Target,
@@ -73,65 +98,72 @@ func (c *Client) BuildImage(ctx context.Context, spec BuildSpec, logf func(line 
 	for k, v := range spec.BuildArgs {
 		opts.BuildArgs[k] = &v
 	}
-	inFlight.Add(1)
-	defer inFlight.Add(-1)
-	resp, err := c.api.ImageBuild(ctx, spec.Context, opts)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
+	return opts
+}
 
-	var id, step string
-	var tail []string
-	dec := json.NewDecoder(resp.Body)
+// buildOutput follows a build's stream of JSON messages: each line goes to
+// logf, and it keeps the step under way, the last lines and the image ID.
+type buildOutput struct {
+	logf func(line string)
+	id   string
+	step string
+	tail []string
+}
+
+// read consumes the stream to its end, and fails with the build's error.
+func (o *buildOutput) read(ctx context.Context, body io.Reader) error {
+	dec := json.NewDecoder(body)
 	for {
 		var msg jsonmessage.JSONMessage
 		if err := dec.Decode(&msg); errors.Is(err, io.EOF) {
-			break
+			return nil
 		} else if err != nil {
 			if ctx.Err() != nil {
-				return "", fmt.Errorf("the build did not finish: %w", ctx.Err())
+				return fmt.Errorf("the build did not finish: %w", ctx.Err())
 			}
-			return "", fmt.Errorf("reading the build's output: %w", err)
+			return fmt.Errorf("reading the build's output: %w", err)
 		}
 		if msg.Error != nil {
-			return "", &BuildError{Step: step, Tail: tail, Message: strings.TrimSpace(msg.Error.Message)}
+			return &BuildError{Step: o.step, Tail: o.tail, Message: strings.TrimSpace(msg.Error.Message)}
 		}
 		if msg.Aux != nil {
 			var aux struct{ ID string }
 			if json.Unmarshal(*msg.Aux, &aux) == nil && aux.ID != "" {
-				id = aux.ID
+				o.id = aux.ID
 			}
 		}
 		for _, line := range strings.Split(strings.TrimRight(msg.Stream, "\n"), "\n") {
-			if line = strings.TrimSpace(ansiEscape.ReplaceAllString(line, "")); line == "" {
-				continue
-			}
-			logf(line)
-			if strings.HasPrefix(line, "Step ") || strings.HasPrefix(line, "STEP ") {
-				step = line
-			}
-			if tail = append(tail, line); len(tail) > buildTailLines {
-				tail = tail[1:]
-			}
-			// The classic builder ends with this line; Podman's sends no
-			// aux message but prints the ID last.
-			if rest, ok := strings.CutPrefix(line, "Successfully built "); ok && id == "" {
-				id = rest
-			}
+			o.line(line)
 		}
 	}
-	if id == "" && len(tail) > 0 && isHexID(tail[len(tail)-1]) {
-		id = tail[len(tail)-1]
+}
+
+// line takes one line of the build's output.
+func (o *buildOutput) line(line string) {
+	if line = strings.TrimSpace(ansiEscape.ReplaceAllString(line, "")); line == "" {
+		return
 	}
-	if id == "" {
-		return "", fmt.Errorf("the engine reported no image ID at the end of the build")
+	o.logf(line)
+	if strings.HasPrefix(line, "Step ") || strings.HasPrefix(line, "STEP ") {
+		o.step = line
 	}
-	img, err := c.inspectImage(ctx, id)
-	if err != nil {
-		return "", fmt.Errorf("inspecting the image just built (%s): %w", id, err)
+	if o.tail = append(o.tail, line); len(o.tail) > buildTailLines {
+		o.tail = o.tail[1:]
 	}
-	return img.ID, nil
+	// The classic builder ends with this line; Podman's sends no aux
+	// message but prints the ID last.
+	if rest, ok := strings.CutPrefix(line, "Successfully built "); ok && o.id == "" {
+		o.id = rest
+	}
+}
+
+// imageID is the ID the build reported, or the last line of its output
+// when that is one.
+func (o *buildOutput) imageID() string {
+	if o.id == "" && len(o.tail) > 0 && isHexID(o.tail[len(o.tail)-1]) {
+		return o.tail[len(o.tail)-1]
+	}
+	return o.id
 }
 
 // ansiEscape matches the terminal colour codes the classic builder puts

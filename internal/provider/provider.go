@@ -63,7 +63,7 @@ func (p *sandboxProvider) Metadata(_ context.Context, _ provider.MetadataRequest
 }
 
 // Schema describes the provider block.
-func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) { //nolint:funlen // a schema literal
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Creates isolated code-execution sandboxes as Docker containers and " +
 			"keeps their isolation through drift. See the `sandbox_container` resource.",

@@ -86,7 +86,7 @@ func TestPodmanCapabilitySpellingKeepsTheConfiguration(t *testing.T) {
 	p := privilegesModel{
 		CapDrop: values.StringSet([]string{"ALL"}), CapAdd: values.StringSet([]string{"NET_BIND_SERVICE"}),
 		SecurityOpts: types.SetNull(types.StringType),
-		Runtime: types.StringNull(),
+		Runtime:      types.StringNull(),
 	}
 	held := p
 	// Podman lists every default capability but the one added as dropped.

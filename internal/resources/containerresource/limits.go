@@ -81,7 +81,7 @@ func nullLimits() limitsModel {
 	}
 }
 
-func limitAttributes() map[string]schema.Attribute {
+func limitAttributes() map[string]schema.Attribute { //nolint:funlen // a schema literal
 	inPlace := "Changing it is applied to the running sandbox and checked where the runtime and engine allow " +
 		"(runc on Docker); under gVisor (`runsc`) and on Podman a change replaces the sandbox, and the plan " +
 		"says why. Removing it forces replacement. The plan refuses more than the engine has."

@@ -102,7 +102,7 @@ func nullPrivileges() privilegesModel {
 	}
 }
 
-func privilegeAttributes() map[string]schema.Attribute {
+func privilegeAttributes() map[string]schema.Attribute { //nolint:funlen // a schema literal
 	return map[string]schema.Attribute{
 		"cap_drop": schema.SetAttribute{
 			MarkdownDescription: "Linux capabilities removed from the engine's default set, by name in upper case " +

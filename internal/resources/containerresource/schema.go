@@ -73,7 +73,7 @@ func resourceSchema(ctx context.Context) schema.Schema {
 }
 
 // coreAttributes are the sandbox's identity, image and process.
-func coreAttributes() map[string]schema.Attribute {
+func coreAttributes() map[string]schema.Attribute { //nolint:funlen // a schema literal
 	return map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "Full ID of the container on the engine.",

@@ -10,7 +10,7 @@ import (
 )
 
 // dataSchema is the whole schema: the filters, and the containers found.
-func dataSchema() schema.Schema {
+func dataSchema() schema.Schema { //nolint:funlen // a schema literal
 	return schema.Schema{
 		MarkdownDescription: "The containers this provider created on the engine, found by its ownership " +
 			"label whether or not any Terraform state holds them, each with the isolation verdict " +
