@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -188,4 +189,10 @@ func StartForeign(ctx context.Context, api *client.Client, name string, host *co
 		return "", err
 	}
 	return c.ID, api.ContainerStart(ctx, c.ID, container.StartOptions{})
+}
+
+// Phrase matches words in Terraform's output however its line wrapping
+// split them, anywhere in a multi-line error.
+func Phrase(words string) *regexp.Regexp {
+	return regexp.MustCompile(`(?s)` + strings.Join(strings.Fields(regexp.QuoteMeta(words)), `\s+`))
 }
