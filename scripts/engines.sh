@@ -8,8 +8,12 @@
 #   ssh     an OpenSSH server on 127.0.0.1:$SANDBOX_SSH_PORT whose far side is
 #           the local engine's socket, with a generated host key and client key
 #   podman  Podman's Docker-compatible API service on its own socket
+#   scratch a throwaway dockerd on its own unix socket, with its own data
+#           root, exec root, pid file, containerd namespace and bridge, for
+#           the fault tests to kill and restart (never the machine's engine)
 #
 # Usage: engines.sh start NAME... | stop [NAME...] | env local|NAME
+#        engines.sh with-scratch COMMAND...
 #
 # `env NAME` prints the variables that point the provider and the tests at
 # that engine (DOCKER_HOST and friends, and for ssh a PATH whose `ssh` reads
@@ -30,6 +34,12 @@ tls_root=/var/lib/tfsandbox-tls
 tls_exec=/run/tfsandbox-tls
 tls_pid=/run/tfsandbox-tls.pid
 podman_sock=/run/tfsandbox-podman/podman.sock
+scratch_sock=/run/tfsandbox-scratch/docker.sock
+scratch_bridge=tfsbscratch0
+scratch_subnet=172.31.251.1/24
+scratch_root=/var/lib/tfsandbox-scratch
+scratch_exec=/run/tfsandbox-scratch-exec
+scratch_pid=/run/tfsandbox-scratch.pid
 seccomp_module=github.com/moby/profiles/seccomp@v0.3.0
 
 say() { echo "engines: $*"; }
@@ -69,6 +79,23 @@ stop_pid() {
     wait_until 20 bash -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$1"
+}
+
+# runtimes_config FILE: writes a dockerd configuration that registers gVisor
+# as the runtime "runsc" without a network stack, and nothing else.
+runtimes_config() {
+  mkdir -p "$(dirname "$1")"
+  printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none"]}}}\n' \
+    "$(command -v runsc || echo /usr/bin/runsc)" >"$1"
+}
+
+# bridge NAME SUBNET: makes the bridge interface an engine of its own uses.
+bridge() {
+  ip link show "$1" >/dev/null 2>&1 || {
+    ip link add name "$1" type bridge
+    ip addr add "$2" dev "$1"
+  }
+  ip link set "$1" up
 }
 
 # load_image ENV...: copies the test image from the local engine into the
@@ -118,23 +145,8 @@ start_tls() {
   if tls_answers >/dev/null 2>&1; then say "tls: answering"; return 0; fi
   stop_tls
   tls_certs
-  ip link show "$tls_bridge" >/dev/null 2>&1 || {
-    ip link add name "$tls_bridge" type bridge
-    ip addr add "$tls_subnet" dev "$tls_bridge"
-  }
-  ip link set "$tls_bridge" up
-  # The local engine's runtimes (runsc), and nothing else of its settings.
-  python3 - "$state/tls/daemon.json" <<'PY'
-import json, sys
-runtimes = {}
-try:
-    with open("/etc/docker/daemon.json") as f:
-        runtimes = json.load(f).get("runtimes", {})
-except FileNotFoundError:
-    pass
-with open(sys.argv[1], "w") as f:
-    json.dump({"runtimes": runtimes}, f)
-PY
+  bridge "$tls_bridge" "$tls_subnet"
+  runtimes_config "$state/tls/daemon.json"
   local d="$state/tls/server"
   local attempt
   for attempt in 1 2 3; do
@@ -265,6 +277,48 @@ stop_podman() {
   rm -f "$podman_sock"
 }
 
+# --- scratch -----------------------------------------------------------------
+
+scratch_env() {
+  echo "DOCKER_HOST=unix://$scratch_sock"
+  echo "SANDBOX_TEST_DOCKERD_PIDFILE=$scratch_pid"
+}
+
+# with_scratch_dockerd COMMAND...: runs COMMAND with scripts/ensure-engine.sh's
+# settings for the throwaway engine, and DOCKER_HOST at it.
+with_scratch_dockerd() {
+  DOCKER_HOST="unix://$scratch_sock" \
+    SANDBOX_DOCKERD_PIDFILE="$scratch_pid" \
+    SANDBOX_DOCKERD_EXEC_ROOT="$scratch_exec" \
+    SANDBOX_DOCKERD_LOG="$state/scratch/dockerd.log" \
+    SANDBOX_DOCKERD_ARGS="--config-file $state/scratch/daemon.json --data-root $scratch_root \
+--exec-root $scratch_exec --pidfile $scratch_pid --containerd-namespace tfsandbox-scratch \
+--containerd-plugins-namespace tfsandbox-scratch-plugins --iptables=false --ip6tables=false \
+--bridge=$scratch_bridge -H unix://$scratch_sock" \
+    "$@"
+}
+
+# start_scratch starts the throwaway engine, or brings it back after a
+# fault test killed or froze it (scripts/ensure-engine.sh recovers a zombie
+# or frozen dockerd), and loads the test image into it.
+start_scratch() {
+  need_root scratch
+  mkdir -p "$state/scratch" "$(dirname "$scratch_sock")"
+  runtimes_config "$state/scratch/daemon.json"
+  bridge "$scratch_bridge" "$scratch_subnet"
+  with_scratch_dockerd "$repo/scripts/ensure-engine.sh" | sed 's/^engine:/engines: scratch:/'
+  if ! env $(scratch_env) docker image inspect "$image" >/dev/null 2>&1; then
+    load_image $(scratch_env)
+  fi
+  say "scratch: answering at unix://$scratch_sock"
+}
+
+stop_scratch() {
+  stop_pid "$scratch_pid"
+  pkill -KILL -f "containerd --config $scratch_exec/containerd/containerd.toml" 2>/dev/null || true
+  if ip link show "$scratch_bridge" >/dev/null 2>&1; then ip link delete "$scratch_bridge" || true; fi
+}
+
 # test_env names the TLS engine and the SSH host for the connection tests,
 # whichever engine the suite runs against.
 test_env() {
@@ -276,17 +330,22 @@ test_env() {
 
 # --- main --------------------------------------------------------------------
 
-all=(tls ssh podman)
+all=(tls ssh podman scratch)
 cmd="${1:-}"
 shift || true
 [ "$#" -gt 0 ] || set -- "${all[@]}"
 case "$cmd" in
 start) for e in "$@"; do "start_$e"; done ;;
 stop) for e in "$@"; do "stop_$e"; done ;;
+with-scratch)
+  # with-scratch COMMAND...: runs COMMAND with scripts/ensure-engine.sh's
+  # settings for the throwaway engine (scripts/test-ensure-engine.sh).
+  with_scratch_dockerd "$@"
+  ;;
 env)
   [ "$#" -eq 1 ] || die "env takes one engine name (local, ${all[*]})"
   [ "$1" = local ] || "$1_env"
   test_env
   ;;
-*) die "usage: engines.sh start NAME... | stop [NAME...] | env NAME (NAME: ${all[*]})" ;;
+*) die "usage: engines.sh start NAME... | stop [NAME...] | env NAME | with-scratch COMMAND... (NAME: ${all[*]})" ;;
 esac

@@ -1,15 +1,33 @@
 #!/usr/bin/env bash
 # Makes sure a Docker engine answers. When none does and the engine is meant
-# to be local, installs Debian's docker.io if it is missing (as root), clears
-# what a crashed engine left (a zombie or unanswering dockerd, a stale pid
-# file) and starts dockerd in the background, retrying: a first start can
-# time out waiting for containerd.
+# to be local, installs Debian's docker.io (and runsc) if missing (as root),
+# clears what a crashed engine left (a zombie or unanswering dockerd, a
+# stale pid file) and starts dockerd in the background, retrying: a first
+# start can time out waiting for containerd.
+#
+# An engine that answers is left exactly as it is: this script never
+# restarts or reconfigures it. One it starts itself gets the machine's
+# configuration (/etc/docker/daemon.json) with gVisor's runsc registered as
+# the runtime "runsc" (--network=none), so that the gVisor tests need no
+# change to the engine later.
+#
+# By default it manages the machine's engine (/var/run/docker.pid). The
+# throwaway engines of the tests (scripts/engines.sh) use it with:
+#   SANDBOX_DOCKERD_PIDFILE    their pid file
+#   SANDBOX_DOCKERD_EXEC_ROOT  their exec root (where their containerd runs)
+#   SANDBOX_DOCKERD_ARGS       their dockerd arguments (data root, socket, ...)
+#   SANDBOX_DOCKERD_LOG        their log
+#   DOCKER_HOST                their socket
 set -euo pipefail
 
+repo="$(cd "$(dirname "$0")/.." && pwd)"
 log="${SANDBOX_DOCKERD_LOG:-/var/log/sandbox-dockerd.log}"
-pidfile=/var/run/docker.pid
+pidfile="${SANDBOX_DOCKERD_PIDFILE:-/var/run/docker.pid}"
+exec_root="${SANDBOX_DOCKERD_EXEC_ROOT:-/var/run/docker}"
 attempts="${SANDBOX_ENGINE_ATTEMPTS:-3}"
 wait_seconds="${SANDBOX_ENGINE_WAIT:-40}"
+# The machine's engine is the one without a pid file of its own.
+own_engine=$([ -z "${SANDBOX_DOCKERD_PIDFILE:-}" ] && echo 1 || echo 0)
 
 answers() { timeout 5 docker info >/dev/null 2>&1; }
 
@@ -30,22 +48,29 @@ alive() {
   [ -n "$state" ] && [ "$state" != Z ]
 }
 
-# local_dockerds lists the dockerd in the pid file and every dockerd started
-# without a pid file of its own (another engine, with its own --pidfile, is
-# left alone).
-local_dockerds() {
+# engine_dockerds lists the dockerd in the pid file and every other dockerd
+# of the same engine: for the machine's engine, those started without a pid
+# file of their own; for another, those started with its pid file. Every
+# other engine is left alone.
+engine_dockerds() {
   # dockerd writes its pid file without a newline.
   echo "$(cat "$pidfile" 2>/dev/null || true)"
+  local pid args
   for pid in $(pgrep -x dockerd || true); do
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- '--pidfile' || echo "$pid"
+    args="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
+    if [ "$own_engine" = 1 ] && [[ "$args" != *--pidfile* ]]; then
+      echo "$pid"
+    elif [ "$own_engine" = 0 ] && [[ "$args" == *"--pidfile $pidfile "* ]]; then
+      echo "$pid"
+    fi
   done
 }
 
-# stop_engine kills the local dockerd and the containerd it started, whatever
-# state they are in, and removes the pid file.
+# stop_engine kills this engine's dockerd and the containerd it started,
+# whatever state they are in, and removes the pid file.
 stop_engine() {
   local pids
-  pids="$(local_dockerds | sort -u)"
+  pids="$(engine_dockerds | sort -u)"
   for pid in $pids; do
     if alive "$pid"; then
       echo "engine: stopping dockerd (pid $pid), which does not answer"
@@ -56,8 +81,38 @@ stop_engine() {
       echo "engine: dockerd (pid $pid) is a zombie; treating the engine as stopped"
     fi
   done
-  pkill -KILL -f 'containerd --config /var/run/docker/containerd/containerd.toml' 2>/dev/null || true
-  rm -f "$pidfile" /var/run/docker/containerd/containerd.pid
+  pkill -KILL -f "containerd --config $exec_root/containerd/containerd.toml" 2>/dev/null || true
+  rm -f "$pidfile" "$exec_root/containerd/containerd.pid"
+}
+
+install_packages() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  echo "engine: installing Debian's ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# machine_engine_args writes the configuration the machine's engine starts
+# with: /etc/docker/daemon.json, with runsc added to its runtimes.
+machine_engine_args() {
+  local config="$repo/.build/engines/local/daemon.json"
+  mkdir -p "$(dirname "$config")"
+  python3 - "$config" "$(command -v runsc)" <<'PY'
+import json, sys
+out, runsc = sys.argv[1], sys.argv[2]
+try:
+    with open("/etc/docker/daemon.json") as f:
+        cfg = json.load(f)
+except FileNotFoundError:
+    cfg = {}
+cfg.setdefault("runtimes", {}).setdefault("runsc", {"path": runsc, "runtimeArgs": ["--network=none"]})
+with open(out, "w") as f:
+    json.dump(cfg, f, indent=2)
+    f.write("\n")
+PY
+  echo "--config-file $config"
 }
 
 if command -v docker >/dev/null && answers; then
@@ -76,10 +131,11 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
-if ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
-  echo "engine: installing Debian's docker.io"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+install_packages docker.io
+args="${SANDBOX_DOCKERD_ARGS:-}"
+if [ "$own_engine" = 1 ]; then
+  install_packages runsc
+  args="$(machine_engine_args)"
 fi
 
 pid="$(cat "$pidfile" 2>/dev/null || true)"
@@ -94,7 +150,8 @@ fi
 for attempt in $(seq 1 "$attempts"); do
   stop_engine
   echo "engine: starting dockerd, attempt $attempt of $attempts (log: $log)"
-  setsid nohup dockerd >"$log" 2>&1 </dev/null &
+  # shellcheck disable=SC2086 # the arguments are words
+  setsid nohup dockerd $args >"$log" 2>&1 </dev/null &
   if wait_for_engine; then
     echo "engine: answering"
     exit 0

@@ -316,13 +316,13 @@ func ModuleRoot(t *testing.T) string {
 }
 
 // TofuPath is the OpenTofu CLI the suite also runs under: SANDBOX_TOFU_PATH,
-// which `make test` sets after building it with `make tofu`.
+// which `make testacc` sets after building it with `make tofu`.
 func TofuPath(t *testing.T) string {
 	t.Helper()
 	path := os.Getenv("SANDBOX_TOFU_PATH")
 	if path == "" {
 		t.Fatal("SANDBOX_TOFU_PATH is not set: build OpenTofu with `make tofu` and run the suite through " +
-			"`make test`, which sets it")
+			"`make testacc`, which sets it")
 	}
 	return path
 }

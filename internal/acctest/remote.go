@@ -27,7 +27,7 @@ func requireEnv(t *testing.T, key string) string {
 	v := os.Getenv(key)
 	if v == "" {
 		t.Fatalf("%s is not set: start the test engines with `make engines` and run the suite through "+
-			"`make test`, which sets it", key)
+			"`make testacc`, which sets it", key)
 	}
 	return v
 }

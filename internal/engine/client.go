@@ -1,10 +1,8 @@
 // Package engine is the only package that talks to the Docker Engine API.
-// It holds one API client per provider instance and every operation, one
-// file per concern (containers, ports, images, builds, files, exec,
-// labels, engine kinds, deadlines, errors), and returns the engine's own
-// errors, classified by errdefs and wrapped with what was being done. How
-// the client reaches the engine (endpoints, docker CLI contexts, TLS, the
-// SSH tunnel) is package connection.
+// It holds one API client per provider instance and every operation, and
+// returns the engine's own errors, classified by errdefs and wrapped with
+// what was being done. How the client reaches the engine (endpoints,
+// docker CLI contexts, TLS, the SSH tunnel) is package connection.
 package engine
 
 import (

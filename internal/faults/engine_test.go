@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
@@ -20,18 +21,35 @@ func TestMain(m *testing.M) {
 	acctest.Main(m)
 }
 
+// requireFaults runs a fault test only under `make faults`, which points
+// DOCKER_HOST and SANDBOX_TEST_DOCKERD_PIDFILE at the throwaway engine of
+// scripts/engines.sh: these tests kill and restart the engine they run on,
+// and must never run on the machine's engine.
 func requireFaults(t *testing.T) {
 	t.Helper()
 	acctest.RequireAcc(t)
 	if os.Getenv("SANDBOX_FAULTS") == "" {
-		t.Skip("kills the local engine: run with `make faults` (SANDBOX_FAULTS=1), never beside other tests")
+		t.Skip("kills its engine: run with `make faults` (SANDBOX_FAULTS=1), on the throwaway engine")
+	}
+	pidfile := os.Getenv(envPidfile)
+	host := engine.ResolveHost("")
+	if pidfile == "" || pidfile == machinePidfile || host == machineSocket {
+		t.Fatalf("%s=%q and DOCKER_HOST=%q: the fault tests run only on a throwaway engine, never on the "+
+			"machine's (its containers would stop). Run them with `make faults`.", envPidfile, pidfile, host)
 	}
 }
 
-// dockerdPid is the local dockerd's process ID, from its pid file.
+const (
+	// envPidfile names the throwaway engine's pid file.
+	envPidfile     = "SANDBOX_TEST_DOCKERD_PIDFILE"
+	machinePidfile = "/var/run/docker.pid"
+	machineSocket  = "unix:///var/run/docker.sock"
+)
+
+// dockerdPid is the throwaway engine's dockerd, from its pid file.
 func dockerdPid(t *testing.T) int {
 	t.Helper()
-	raw, err := os.ReadFile("/var/run/docker.pid")
+	raw, err := os.ReadFile(os.Getenv(envPidfile))
 	if err != nil {
 		t.Fatalf("reading dockerd's pid file: %v", err)
 	}
@@ -42,7 +60,8 @@ func dockerdPid(t *testing.T) int {
 	return pid
 }
 
-// killEngine kills the local dockerd with SIGKILL, as a crash would.
+// killEngine kills the throwaway engine's dockerd with SIGKILL, as a crash
+// would.
 func killEngine(t *testing.T) {
 	t.Helper()
 	pid := dockerdPid(t)
@@ -51,10 +70,10 @@ func killEngine(t *testing.T) {
 	}
 }
 
-// restartEngine starts the local engine again with the project's script.
+// restartEngine starts the throwaway engine again with the project's script.
 func restartEngine(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join("..", "..", "scripts", "ensure-engine.sh"))
+	cmd := exec.Command(filepath.Join(acctest.ModuleRoot(t), "scripts", "engines.sh"), "start", "scratch")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("restarting the engine: %v\n%s", err, out)
 	}
@@ -105,7 +124,7 @@ func killDuringApply(t *testing.T, killAfter string) {
 	}
 }
 
-// stopEngine stops the local dockerd as a host shutdown or an engine
+// stopEngine stops the throwaway dockerd as a host shutdown or an engine
 // upgrade does (SIGTERM, which stops its containers), and waits for it.
 func stopEngine(t *testing.T) {
 	t.Helper()

@@ -1,16 +1,8 @@
-// Package containerresource implements the sandbox_container resource.
-//
-// resource.go holds the framework's methods in the scaffolding's order;
-// they hold no engine call. The lifecycle files hold every engine call:
-// create.go, read.go, update.go, delete.go, import.go and plan.go (what
-// ModifyPlan asks of the engine). schema.go and model.go are the core
-// attributes; each attribute group has one file with its schema, model,
-// engine spec, observation and validation: network.go, privileges.go,
-// filesystem.go, limits.go, restart.go, ports.go, files.go, secrets.go and
-// timeouts.go. pending.go is how a cut-off create is recorded,
-// configured.go and defaults.go what the provider remembers of a create,
-// upgrade.go the earlier schema versions, and diagnostics.go the errors
-// given in several places.
+// Package containerresource implements the sandbox_container resource: an
+// isolated, hardened container, kept as configured through drift. The
+// framework's methods (resource.go) make no engine call; the lifecycle
+// files make them all, and each attribute group has a file of its own
+// (DESIGN.md maps them).
 package containerresource
 
 import (

@@ -1,16 +1,12 @@
-// Package containersdatasource implements the sandbox_containers data source: the
-// containers this provider created on the engine, with their isolation.
-// Its files: datasource.go (the framework's methods, in scaffolding
-// order), schema.go and model.go (filters and results) and entry.go (one
-// container's entry).
+// Package containersdatasource implements the sandbox_containers data
+// source: the containers this provider created on the engine, with their
+// isolation.
 package containersdatasource
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -24,9 +20,6 @@ var (
 	_ datasource.DataSource              = &DataSource{}
 	_ datasource.DataSourceWithConfigure = &DataSource{}
 )
-
-// inspectors is how many containers are inspected at once.
-const inspectors = 8
 
 // New returns the sandbox_containers data source.
 func New() datasource.DataSource {
@@ -60,16 +53,8 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ids, err := d.Client.ManagedContainers(ctx, labels, m.NamePrefix.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot list sandboxes", fmt.Sprintf(
-			"Listing the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))
-		return
-	}
-	found, err := d.inspect(ctx, ids)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read sandboxes", fmt.Sprintf(
-			"Inspecting the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))
+	found, diags := d.list(ctx, labels, m.NamePrefix.ValueString())
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	slices.SortFunc(found, func(a, b engine.Container) int { return strings.Compare(a.Name, b.Name) })
@@ -79,38 +64,4 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	}
 	m.Containers = types.ListValueMust(types.ObjectType{AttrTypes: entryAttrTypes}, entries)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-}
-
-// inspect inspects the containers, a few at a time, leaving out those that
-// are gone.
-func (d *DataSource) inspect(ctx context.Context, ids []string) ([]engine.Container, error) {
-	var (
-		mu       sync.Mutex
-		found    []engine.Container
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	sem := make(chan struct{}, inspectors)
-	for _, id := range ids {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := d.Client.InspectContainer(ctx, id)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case engine.IsNotFound(err):
-			case err != nil:
-				if firstErr == nil {
-					firstErr = err
-				}
-			default:
-				found = append(found, c)
-			}
-		}()
-	}
-	wg.Wait()
-	return found, firstErr
 }

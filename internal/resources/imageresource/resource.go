@@ -1,8 +1,5 @@
-// Package imageresource implements the sandbox_image resource: an image built on
-// the engine from a local directory. Its files: resource.go (the
-// framework's methods, in scaffolding order), lifecycle.go (the engine work
-// behind them), schema.go and model.go (identity and name), context.go (the
-// build inputs and their digest) and upgrade.go.
+// Package imageresource implements the sandbox_image resource: an image
+// built on the engine from a local directory.
 package imageresource
 
 import (

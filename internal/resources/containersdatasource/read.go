@@ -1,0 +1,66 @@
+package containersdatasource
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// The engine work behind Read.
+
+// inspectors is how many containers are inspected at once.
+const inspectors = 8
+
+// list lists the provider's containers once, filtered by the engine by
+// their labels and name, and inspects each one it returns.
+func (d *DataSource) list(ctx context.Context, labels map[string]string, namePrefix string) ([]engine.Container, diag.Diagnostics) {
+	ids, err := d.Client.ManagedContainers(ctx, labels, namePrefix)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
+			"Listing the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))}
+	}
+	found, err := d.inspect(ctx, ids)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes", fmt.Sprintf(
+			"Inspecting the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))}
+	}
+	return found, nil
+}
+
+// inspect inspects the containers, a few at a time, leaving out those that
+// are gone.
+func (d *DataSource) inspect(ctx context.Context, ids []string) ([]engine.Container, error) {
+	var (
+		mu       sync.Mutex
+		found    []engine.Container
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, inspectors)
+	for _, id := range ids {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c, err := d.Client.InspectContainer(ctx, id)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case engine.IsNotFound(err):
+			case err != nil:
+				if firstErr == nil {
+					firstErr = err
+				}
+			default:
+				found = append(found, c)
+			}
+		}()
+	}
+	wg.Wait()
+	return found, firstErr
+}

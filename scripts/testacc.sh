@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The acceptance suite (`make testacc`): the real terraform CLI against real
+# engines, one pass each, as SANDBOX_TEST_PASSES names them (default: all,
+# in this order):
+#
+#   faults  the fault tests, on a throwaway engine of their own
+#           (scripts/engines.sh start scratch) that they kill and restart
+#   local   the machine's Docker engine (DOCKER_HOST, or the local socket)
+#   podman  Podman's Docker-compatible API
+#   tls     a second Docker engine that speaks only TLS
+#   ssh     the machine's engine reached over SSH
+#   tofu    the machine's engine under OpenTofu (SANDBOX_TOFU_PATH)
+#
+# Unit tests run in every pass too. The test engines are started here and
+# stopped when it ends, however it ends, unless SANDBOX_KEEP_ENGINES=1.
+#
+# The machine's engine is never killed, restarted or reconfigured: a
+# container started on it before the passes (the canary) must be running,
+# the same container, started at the same time, under the same dockerd,
+# after them, or the run fails.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+passes="${SANDBOX_TEST_PASSES:-faults local podman tls ssh tofu}"
+image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
+terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"
+[ -n "$terraform" ] || { echo "terraform is not on PATH" >&2; exit 1; }
+tofu="${SANDBOX_TOFU_PATH:-$repo/bin/tofu}"
+# Tests that run both CLIs find them here whatever the pass.
+export SANDBOX_TOFU_PATH="$tofu" SANDBOX_TERRAFORM_PATH="$terraform" SANDBOX_TEST_IMAGE="$image"
+
+for p in $passes; do
+  case "$p" in faults | local | podman | tls | ssh) ;;
+  tofu) [ -x "$tofu" ] || { echo "no OpenTofu at $tofu: build it with \`make tofu\`" >&2; exit 1; } ;;
+  *) echo "unknown pass $p (faults, local, podman, tls, ssh, tofu)" >&2; exit 1 ;;
+  esac
+done
+
+# --- the canary on the machine's engine -------------------------------------
+
+canary="tfsandbox-canary-$$"
+# dockerd_pid is the machine engine's dockerd: the one in its pid file, or
+# the one running without a pid file of its own.
+dockerd_pid() {
+  if [ -s /var/run/docker.pid ]; then
+    cat /var/run/docker.pid
+    return
+  fi
+  local pid args
+  for pid in $(pgrep -x dockerd || true); do
+    args="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
+    if [[ "$args" != *--pidfile* ]]; then
+      echo "$pid"
+      return
+    fi
+  done
+}
+canary_state() {
+  echo "$(docker inspect -f '{{.Id}} {{.State.Running}} {{.State.StartedAt}} {{.State.Pid}}' "$canary" 2>&1) dockerd=$(dockerd_pid)"
+}
+docker run -d --name "$canary" --network none --label tfsandbox.canary=1 "$image" tail -f /dev/null >/dev/null
+before="$(canary_state)"
+echo "== canary on the machine's engine: $before"
+
+stop() {
+  [ "${SANDBOX_KEEP_ENGINES:-}" = 1 ] || scripts/engines.sh stop tls ssh podman scratch
+  docker rm -f "$canary" >/dev/null 2>&1 || true
+}
+trap stop EXIT
+
+# --- the passes --------------------------------------------------------------
+
+# The connection tests reach the TLS engine and the SSH host in every pass.
+scripts/engines.sh start tls ssh
+case " $passes " in *" podman "*) scripts/engines.sh start podman ;; esac
+
+failed=()
+run_pass() {
+  local p="$1" start=$SECONDS status=0
+  local cli=(TF_ACC_TERRAFORM_PATH="$terraform") engine="$p" pkgs=(./...)
+  case "$p" in
+  tofu)
+    # plugin-testing serves the provider as <host>/hashicorp/sandbox; under
+    # OpenTofu an unqualified "sandbox" means registry.opentofu.org.
+    cli=(TF_ACC_TERRAFORM_PATH="$tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org)
+    engine=local
+    printf '\n== tests against the local engine under OpenTofu (%s)\n' "$("$tofu" version | head -n 1)"
+    ;;
+  faults)
+    scripts/engines.sh start scratch
+    printf '\n== fault tests on the throwaway engine\n'
+    scripts/engines.sh with-scratch scripts/test-ensure-engine.sh || status=1
+    cli+=(SANDBOX_FAULTS=1)
+    engine=scratch pkgs=(./internal/faults -v)
+    ;;
+  *) printf '\n== tests against the %s engine\n' "$p" ;;
+  esac
+  # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+  env $(scripts/engines.sh env "$engine") TF_ACC=1 "${cli[@]}" \
+    go test "${pkgs[@]}" -count=1 -timeout 20m || status=1
+  [ "$p" = faults ] && scripts/engines.sh stop scratch
+  if [ "$status" = 0 ]; then
+    echo "== $p: passed in $((SECONDS - start)) s"
+  else
+    echo "== $p: FAILED after $((SECONDS - start)) s"
+    failed+=("$p")
+  fi
+}
+for p in $passes; do run_pass "$p"; done
+
+after="$(canary_state)"
+if [ "$after" != "$before" ]; then
+  echo "the machine's engine was disturbed: the canary was '$before', and is now '$after'" >&2
+  failed+=(canary)
+else
+  echo "== canary untouched: $after"
+fi
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "tests failed: ${failed[*]}" >&2
+  exit 1
+fi
