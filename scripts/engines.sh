@@ -245,7 +245,7 @@ start_podman() {
   mkdir -p "$d" "$(dirname "$podman_sock")"
   # Podman's default ulimits exceed this machine's hard limits. Its default
   # seccomp profile lets a process create user namespaces, which Docker's
-  # refuses without CAP_SYS_ADMIN: the README tells Podman users to use
+  # refuses without CAP_SYS_ADMIN: the Podman guide tells its users to use
   # Docker's profile (moby/profiles, fetched from the Go module proxy), as
   # this engine does.
   local profile

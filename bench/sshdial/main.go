@@ -1,5 +1,5 @@
 // Command sshdial measures the two ways to reach an engine over SSH that
-// DESIGN.md compares: the provider's tunnel (one OpenSSH process forwarding
+// docs/guides/engines.md compares: the provider's tunnel (one OpenSSH process forwarding
 // the engine's socket; every connection is a channel of one SSH
 // connection) and a new ssh process per connection running `docker system
 // dial-stdio` on the host, as Docker's connection helper does. It inspects

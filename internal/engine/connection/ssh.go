@@ -65,7 +65,8 @@ func (t sshTarget) String() string {
 // host (ssh -L local.sock:remote.sock). Every connection the provider opens
 // is a channel of that one SSH connection: no process per connection, and
 // the user's OpenSSH setup (~/.ssh/config, known_hosts, identities,
-// ssh-agent) applies as it does for `ssh` itself. DESIGN.md says why.
+// ssh-agent) applies as it does for `ssh` itself. docs/guides/engines.md
+// has the measurements.
 // When the ssh process ends (the network dropped), the next connection
 // starts a new one.
 type sshTunnel struct {

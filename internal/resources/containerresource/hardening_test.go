@@ -50,7 +50,7 @@ const hardened = `
 // writable by everyone (mode=1777) instead; and a container that sets any
 // ulimit loses the ulimits of Podman's containers.conf for Podman's
 // built-in ones, whose nproc can exceed the host's hard limit, so nproc is
-// set too (the README says so).
+// set too (the Podman guide says so).
 func hardenedFor(t *testing.T) string {
 	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
 		h := strings.Replace(hardened, "uid=65534,gid=65534,mode=0700", "mode=1777", 1)

@@ -107,8 +107,8 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 		if _, ok := facts.Runtimes[runtime]; !ok {
 			resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime unknown to the engine", fmt.Sprintf(
 				"runtime = %q is not among the runtimes of the engine at %s: %s. Use one of those names, or "+
-					"register the runtime with the engine (for gVisor: `make runsc`, or runsc in "+
-					"/etc/docker/daemon.json's runtimes).", runtime, r.Client.Endpoint(),
+					"register the runtime with the engine (for gVisor: add runsc to the runtimes in "+
+					"/etc/docker/daemon.json and reload the engine, as the provider's gVisor guide shows).", runtime, r.Client.Endpoint(),
 				strings.Join(slices.Sorted(maps.Keys(facts.Runtimes)), ", ")))
 		}
 	}
