@@ -20,7 +20,6 @@
 #   DOCKER_HOST                their socket
 set -euo pipefail
 
-repo="$(cd "$(dirname "$0")/.." && pwd)"
 log="${SANDBOX_DOCKERD_LOG:-/var/log/sandbox-dockerd.log}"
 pidfile="${SANDBOX_DOCKERD_PIDFILE:-/var/run/docker.pid}"
 exec_root="${SANDBOX_DOCKERD_EXEC_ROOT:-/var/run/docker}"
@@ -85,19 +84,28 @@ stop_engine() {
   rm -f "$pidfile" "$exec_root/containerd/containerd.pid"
 }
 
-install_packages() {
-  local missing=()
-  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
-  [ "${#missing[@]}" -eq 0 ] && return 0
-  echo "engine: installing Debian's ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+# install_missing PACKAGE COMMAND...: installs Debian's PACKAGE when one
+# of the commands is missing (an engine installed some other way is used
+# as it is).
+install_missing() {
+  local pkg="$1" cmd
+  shift
+  for cmd in "$@"; do
+    if ! command -v "$cmd" >/dev/null; then
+      echo "engine: installing Debian's $pkg"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null
+      return
+    fi
+  done
 }
 
 # machine_engine_args writes the configuration the machine's engine starts
-# with: /etc/docker/daemon.json, with runsc added to its runtimes.
+# with: /etc/docker/daemon.json, with runsc added to its runtimes. It lives
+# in /run, which lasts as long as the engine started here, and not in the
+# clone, which may go first.
 machine_engine_args() {
-  local config="$repo/.build/engines/local/daemon.json"
+  local config=/run/tfsandbox-engine/daemon.json
   mkdir -p "$(dirname "$config")"
   python3 - "$config" "$(command -v runsc)" <<'PY'
 import json, sys
@@ -131,10 +139,10 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
-install_packages docker.io
+install_missing docker.io dockerd docker
 args="${SANDBOX_DOCKERD_ARGS:-}"
 if [ "$own_engine" = 1 ]; then
-  install_packages runsc
+  install_missing runsc runsc
   args="$(machine_engine_args)"
 fi
 
