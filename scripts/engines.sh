@@ -98,6 +98,14 @@ bridge() {
   ip link set "$1" up
 }
 
+# stop_dockerd PIDFILE EXEC_ROOT BRIDGE: stops a test engine's dockerd, the
+# containerd it started and its bridge.
+stop_dockerd() {
+  stop_pid "$1"
+  pkill -KILL -f "containerd --config $2/containerd/containerd.toml" 2>/dev/null || true
+  if ip link show "$3" >/dev/null 2>&1; then ip link delete "$3" || true; fi
+}
+
 # load_image ENV...: copies the test image from the local engine into the
 # engine the environment names.
 load_image() {
@@ -166,11 +174,7 @@ start_tls() {
   say "tls: answering, image loaded"
 }
 
-stop_tls() {
-  stop_pid "$tls_pid"
-  pkill -KILL -f "containerd --config $tls_exec/containerd/containerd.toml" 2>/dev/null || true
-  if ip link show "$tls_bridge" >/dev/null 2>&1; then ip link delete "$tls_bridge" || true; fi
-}
+stop_tls() { stop_dockerd "$tls_pid" "$tls_exec" "$tls_bridge"; }
 
 # --- SSH ---------------------------------------------------------------------
 
@@ -313,11 +317,7 @@ start_scratch() {
   say "scratch: answering at unix://$scratch_sock"
 }
 
-stop_scratch() {
-  stop_pid "$scratch_pid"
-  pkill -KILL -f "containerd --config $scratch_exec/containerd/containerd.toml" 2>/dev/null || true
-  if ip link show "$scratch_bridge" >/dev/null 2>&1; then ip link delete "$scratch_bridge" || true; fi
-}
+stop_scratch() { stop_dockerd "$scratch_pid" "$scratch_exec" "$scratch_bridge"; }
 
 # test_env names the TLS engine and the SSH host for the connection tests,
 # whichever engine the suite runs against.
