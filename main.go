@@ -23,6 +23,7 @@ func main() {
 	flag.Parse()
 	process.QuietUnreadLogs()
 	process.TuneGC()
+	process.SurviveLostTerraform()
 	if !debug {
 		go exitWhenOrphaned(os.Getppid(), time.Second)
 	}
@@ -31,6 +32,9 @@ func main() {
 		Address: "registry.terraform.io/tfsandbox/sandbox",
 		Debug:   debug,
 	})
+	// Serve returns when terraform goes away, with creates it cancelled
+	// still removing what they made.
+	waitForEngineWork()
 	engine.CloseTunnels()
 	if err != nil {
 		log.Fatal(err.Error())
@@ -44,22 +48,23 @@ const orphanGrace = 90 * time.Second
 // exitWhenOrphaned ends the provider when Terraform, its parent, is gone
 // (killed, for example), instead of leaving it running. The broken
 // connection has already cancelled every request, so the provider first
-// lets the calls that undo cancelled creates finish: it exits once no
-// engine call has been under way for two checks in a row, or after
-// orphanGrace.
+// lets the calls that undo cancelled creates finish.
 func exitWhenOrphaned(parent int, every time.Duration) {
 	for os.Getppid() == parent {
 		time.Sleep(every)
 	}
 	log.Printf("[WARN] terraform (pid %d) is gone; exiting once engine calls under way have finished", parent)
-	deadline := time.Now().Add(orphanGrace)
-	for idle := 0; idle < 2 && time.Now().Before(deadline); time.Sleep(every) {
-		if engine.Busy() {
-			idle = 0
-		} else {
-			idle++
-		}
-	}
+	waitForEngineWork()
 	engine.CloseTunnels()
 	os.Exit(1)
+}
+
+// waitForEngineWork returns once no engine call or held operation is
+// under way (at once when there is none), or after orphanGrace. A create
+// holds from its start to the end of its undo, so no gap between its calls
+// ends the wait.
+func waitForEngineWork() {
+	for deadline := time.Now().Add(orphanGrace); engine.Busy() && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 }

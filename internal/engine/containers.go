@@ -78,7 +78,9 @@ func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (strin
 		ExposedPorts: exposedPorts(spec.Ports),
 	}
 	var id string
-	err = c.within(ctx, "the request to create a container", SlowCallTimeout, func(ctx context.Context) error {
+	makeCtx, cancel := uncancelled(ctx)
+	defer cancel()
+	err = c.within(makeCtx, "the request to create a container", SlowCallTimeout, func(ctx context.Context) error {
 		resp, err := c.api.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, spec.Name)
 		id = resp.ID
 		return err

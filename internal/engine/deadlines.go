@@ -22,12 +22,36 @@ const (
 	stopMargin = 30 * time.Second
 )
 
-// inFlight counts the engine calls under way in this process.
-var inFlight atomic.Int64
+// inFlight counts the engine calls under way in this process, and held
+// the operations that must finish before it exits.
+var inFlight, held atomic.Int64
 
-// Busy reports whether any engine call is under way in this process, for
-// example the removal of what a cancelled create left.
-func Busy() bool { return inFlight.Load() > 0 }
+// Busy reports whether any engine call or held operation is under way in
+// this process, for example the removal of what a cancelled create left.
+func Busy() bool { return inFlight.Load() > 0 || held.Load() > 0 }
+
+// Hold marks an operation that must run to its end before the provider
+// exits, even when terraform is gone (a create, whose undo removes what it
+// made); it returns the function that ends the hold.
+func Hold() (release func()) {
+	held.Add(1)
+	return func() { held.Add(-1) }
+}
+
+// uncancelled is ctx without its cancellation but with its deadline, for a
+// call that makes something: Ctrl-C or a lost terraform cancels the
+// request, yet the engine goes on with what it was asked (Podman takes
+// seconds to make a container), so a create cut off that way would leave
+// a container that appears only after the provider looked for it by its
+// token. The call runs to its answer instead, and the caller, whose own
+// context is cancelled, removes what it made.
+func uncancelled(ctx context.Context) (context.Context, context.CancelFunc) {
+	out := context.WithoutCancel(ctx)
+	if deadline, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(out, deadline)
+	}
+	return out, func() {}
+}
 
 // UnansweredError says that the engine did not answer a call within its
 // deadline: it is frozen, overloaded or out of reach.

@@ -6,8 +6,10 @@ package process
 
 import (
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 )
 
 // sdkLogLevels are the plugin SDK's log level settings, read when the
@@ -52,4 +54,14 @@ func TuneGC() {
 	}
 	debug.SetGCPercent(gcPercent)
 	debug.SetMemoryLimit(memoryLimit)
+}
+
+// SurviveLostTerraform keeps the process alive when terraform, which holds
+// the other end of its standard output and error, is killed: Go kills a
+// program that writes to a broken pipe on those descriptors (SIGPIPE),
+// and a provider that logged one line then would die before it removed
+// what its cancelled creates made. With SIGPIPE ignored, such a write fails
+// instead, and the provider finishes that work.
+func SurviveLostTerraform() {
+	signal.Ignore(syscall.SIGPIPE)
 }

@@ -2,6 +2,7 @@ package containerresource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -47,6 +48,16 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	c, observeDiags := r.observe(ctx, id, *m)
 	if diags.Append(observeDiags...); diags.HasError() {
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// Terraform was interrupted or is gone while the engine finished:
+		// a terraform that was killed can no longer record the sandbox,
+		// so it is removed rather than left outside every state.
+		diags.AddError("Sandbox creation interrupted", fmt.Sprintf(
+			"Terraform was interrupted while container %s was being created on the Docker engine at %s, so "+
+				"the container was removed rather than left unrecorded. The next apply creates the sandbox again.",
+			engine.ShortID(id), r.Client.Endpoint()))
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	if c.ContainerJSONBase != nil && c.HostConfig != nil {

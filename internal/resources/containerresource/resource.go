@@ -50,6 +50,9 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 
 // Create creates, starts and checks the sandbox, within the create timeout.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	// A create cut off by terraform's end removes what it made before the
+	// provider exits.
+	defer engine.Hold()()
 	var plan resourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	// Write-only values are only in the configuration.
