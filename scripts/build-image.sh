@@ -7,7 +7,7 @@ set -euo pipefail
 
 image="${1:-tfsandbox/busybox:latest}"
 # Bump when the image's content changes, so that older builds are replaced.
-version=2
+version=3
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 have="$(docker image inspect -f '{{index .Config.Labels "tfsandbox.test-image-version"}}' "$image" 2>/dev/null || true)"
@@ -32,6 +32,9 @@ if ldd "$busybox" >/dev/null 2>&1; then
 fi
 
 root="$(mktemp -d)"
+# mktemp makes it 0700; an image's root is 0755, or no user but root could
+# reach anything in it (rootless Podman keeps the mode the tar gives it).
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/bin" "$root/etc" "$root/tmp" "$root/root"
 chmod 1777 "$root/tmp"

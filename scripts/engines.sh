@@ -7,7 +7,10 @@
 #           exec root, pid file, containerd namespace and bridge interface
 #   ssh     an OpenSSH server on 127.0.0.1:$SANDBOX_SSH_PORT whose far side is
 #           the local engine's socket, with a generated host key and client key
-#   podman  Podman's Docker-compatible API service on its own socket
+#   podman  Podman's Docker-compatible API service on its own socket, as
+#           root, with Podman's stock configuration
+#   rootless the same service run by a normal user (tfsbpodman, with
+#           subordinate IDs) on that user's socket, as most Podman users run it
 #   scratch a throwaway dockerd on its own unix socket, with its own data
 #           root, exec root, pid file, containerd namespace and bridge, for
 #           the fault tests to kill and restart (never the machine's engine)
@@ -25,6 +28,10 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 state="$repo/.build/engines"
+# The daemons started here must not work in the clone (runsc, for one,
+# writes files into its working directory).
+caller_dir="$PWD"
+cd /
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 tls_port="${SANDBOX_TLS_PORT:-23760}"
 ssh_port="${SANDBOX_SSH_PORT:-22220}"
@@ -34,13 +41,13 @@ tls_root=/var/lib/tfsandbox-tls
 tls_exec=/run/tfsandbox-tls
 tls_pid=/run/tfsandbox-tls.pid
 podman_sock=/run/tfsandbox-podman/podman.sock
+rootless_user=tfsbpodman
 scratch_sock=/run/tfsandbox-scratch/docker.sock
 scratch_bridge=tfsbscratch0
 scratch_subnet=172.31.251.1/24
 scratch_root=/var/lib/tfsandbox-scratch
 scratch_exec=/run/tfsandbox-scratch-exec
 scratch_pid=/run/tfsandbox-scratch.pid
-seccomp_module=github.com/moby/profiles/seccomp@v0.3.0
 
 say() { echo "engines: $*"; }
 die() { echo "engines: $*" >&2; exit 1; }
@@ -238,6 +245,28 @@ stop_ssh() {
 
 # --- Podman ------------------------------------------------------------------
 
+# podman_ulimits is the default_ulimits line the Podman guide tells users to
+# set where Podman's own defaults exceed the host's hard limits.
+podman_ulimits='default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]'
+
+# podman_conf FILE: writes the stock containers.conf (Debian's, from
+# /usr/share/containers) with the ulimits lowered, and nothing else changed.
+podman_conf() {
+  python3 - /usr/share/containers/containers.conf "$1" "$podman_ulimits" <<'PY'
+import re, sys
+src, out, line = sys.argv[1:]
+try:
+    conf = open(src).read()
+except FileNotFoundError:
+    conf = ""
+if re.search(r"^\[containers\]", conf, re.M):
+    conf = re.sub(r"^\[containers\][^\n]*\n", lambda m: m.group(0) + line + "\n", conf, count=1, flags=re.M)
+else:
+    conf = "[containers]\n" + line + "\n" + conf
+open(out, "w").write(conf)
+PY
+}
+
 podman_env() { echo "DOCKER_HOST=unix://$podman_sock"; }
 
 podman_answers() { env $(podman_env) timeout 5 docker version; }
@@ -247,22 +276,12 @@ start_podman() {
   install_packages podman catatonit
   local d="$state/podman"
   mkdir -p "$d" "$(dirname "$podman_sock")"
-  # Podman's default ulimits exceed this machine's hard limits. Its default
-  # seccomp profile lets a process create user namespaces, which Docker's
-  # refuses without CAP_SYS_ADMIN: the Podman guide tells its users to use
-  # Docker's profile (moby/profiles, fetched from the Go module proxy), as
-  # this engine does.
-  local profile
-  profile="$(cd "$repo" && go mod download -json "$seccomp_module" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')/default.json"
-  [ -s "$profile" ] || die "podman: no seccomp profile at $profile"
-  cat >"$d/containers.conf" <<EOF
-[containers]
-default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]
-seccomp_profile = "$profile"
-
-[engine]
-runtimes = { runsc = ["$(command -v runsc || echo /usr/bin/runsc)"] }
-EOF
+  # Podman as Debian installs it: its stock configuration, with only the
+  # documented change, the default ulimits lowered below this machine's hard
+  # limits (the Podman guide says so). CONTAINERS_CONF replaces the stock
+  # files, so it names a copy of them with that one line added, rather than
+  # changing the machine's own /etc/containers.
+  podman_conf "$d/containers.conf"
   if podman_answers >/dev/null 2>&1; then say "podman: answering"; else
     stop_podman
     say "podman: starting the API service on unix://$podman_sock"
@@ -279,6 +298,64 @@ stop_podman() {
   stop_pid "$state/podman/service.pid"
   pkill -TERM -f "podman system service --time=0 unix://$podman_sock" 2>/dev/null || true
   rm -f "$podman_sock"
+}
+
+# --- rootless Podman ---------------------------------------------------------
+
+rootless_dir() { echo "/run/user/$(id -u "$rootless_user")"; }
+rootless_env() { echo "DOCKER_HOST=unix://$(rootless_dir)/podman/podman.sock"; }
+rootless_answers() { env $(rootless_env) timeout 5 docker version; }
+
+# as_rootless COMMAND...: runs COMMAND as the rootless user, in its own
+# environment.
+as_rootless() {
+  (cd / && runuser -u "$rootless_user" -- env HOME="$(getent passwd "$rootless_user" | cut -d: -f6)" \
+    XDG_RUNTIME_DIR="$(rootless_dir)" PATH=/usr/local/bin:/usr/bin:/bin "$@")
+}
+
+# start_rootless makes the user (with subordinate IDs, as useradd gives
+# them) and starts its API service. The user's own containers.conf lowers
+# the default ulimits, as the Podman guide says; nothing else is set.
+start_rootless() {
+  need_root rootless
+  install_packages podman catatonit uidmap slirp4netns
+  if ! id "$rootless_user" >/dev/null 2>&1; then
+    say "rootless: adding the user $rootless_user"
+    useradd --create-home --shell /usr/sbin/nologin "$rootless_user"
+  fi
+  grep -q "^$rootless_user:" /etc/subuid || usermod --add-subuids 200000-265535 "$rootless_user"
+  grep -q "^$rootless_user:" /etc/subgid || usermod --add-subgids 200000-265535 "$rootless_user"
+  local dir home
+  dir="$(rootless_dir)" home="$(getent passwd "$rootless_user" | cut -d: -f6)"
+  install -d -m 700 -o "$rootless_user" -g "$rootless_user" "$dir" "$dir/podman"
+  install -d -o "$rootless_user" -g "$rootless_user" "$home/.config" "$home/.config/containers"
+  printf '[containers]\n%s\n' "$podman_ulimits" >"$home/.config/containers/containers.conf"
+  chown "$rootless_user:" "$home/.config/containers/containers.conf"
+  mkdir -p "$state/rootless"
+  # What a systemd host has and this machine may not: / as a shared mount
+  # (rootless Podman's network namespace mounts through it) and a tun
+  # device every user may open (slirp4netns, for sandboxes with a network).
+  if [ "$(findmnt -no PROPAGATION /)" = private ]; then mount --make-rshared /; fi
+  chmod 0666 /dev/net/tun
+  if rootless_answers >/dev/null 2>&1; then say "rootless: answering"; else
+    stop_rootless
+    # A pause process left from before would keep the old mounts.
+    as_rootless podman system migrate >/dev/null 2>&1 || true
+    say "rootless: starting the API service of $rootless_user on $(rootless_env | cut -d= -f2)"
+    as_rootless setsid podman system service --time=0 "unix://$dir/podman/podman.sock" \
+      >"$state/rootless/service.log" 2>&1 </dev/null &
+    echo $! >"$state/rootless/service.pid"
+    wait_until 30 rootless_answers || { tail -n 20 "$state/rootless/service.log" >&2; die "rootless: the service did not answer"; }
+  fi
+  load_image $(rootless_env)
+  say "rootless: answering, image loaded"
+}
+
+stop_rootless() {
+  stop_pid "$state/rootless/service.pid"
+  if id "$rootless_user" >/dev/null 2>&1; then
+    pkill -TERM -u "$rootless_user" -f "podman system service" 2>/dev/null || true
+  fi
 }
 
 # --- scratch -----------------------------------------------------------------
@@ -319,9 +396,11 @@ start_scratch() {
 
 stop_scratch() { stop_dockerd "$scratch_pid" "$scratch_exec" "$scratch_bridge"; }
 
-# test_env names the TLS engine and the SSH host for the connection tests,
-# whichever engine the suite runs against.
+# test_env names the stock rootful Podman, the TLS engine and the SSH host
+# for the tests of several engines and of connections, whichever engine the
+# suite runs against.
 test_env() {
+  echo "SANDBOX_TEST_PODMAN_HOST=unix://$podman_sock"
   echo "SANDBOX_TEST_TLS_HOST=tcp://127.0.0.1:$tls_port"
   echo "SANDBOX_TEST_TLS_CERT_PATH=$state/tls/client"
   echo "SANDBOX_TEST_SSH_HOST=ssh://root@127.0.0.1:$ssh_port"
@@ -330,7 +409,7 @@ test_env() {
 
 # --- main --------------------------------------------------------------------
 
-all=(tls ssh podman scratch)
+all=(tls ssh podman rootless scratch)
 cmd="${1:-}"
 shift || true
 [ "$#" -gt 0 ] || set -- "${all[@]}"
@@ -340,7 +419,7 @@ stop) for e in "$@"; do "stop_$e"; done ;;
 with-scratch)
   # with-scratch COMMAND...: runs COMMAND with scripts/ensure-engine.sh's
   # settings for the throwaway engine (scripts/test-ensure-engine.sh).
-  with_scratch_dockerd "$@"
+  cd "$caller_dir" && with_scratch_dockerd "$@"
   ;;
 env)
   [ "$#" -eq 1 ] || die "env takes one engine name (local, ${all[*]})"

@@ -20,6 +20,9 @@
 #   DOCKER_HOST                their socket
 set -euo pipefail
 
+# The dockerd started here must not work in the caller's directory (a
+# clone, into which runsc would write).
+cd /
 log="${SANDBOX_DOCKERD_LOG:-/var/log/sandbox-dockerd.log}"
 pidfile="${SANDBOX_DOCKERD_PIDFILE:-/var/run/docker.pid}"
 exec_root="${SANDBOX_DOCKERD_EXEC_ROOT:-/var/run/docker}"

@@ -26,7 +26,7 @@ old="$(cat "$pidfile")"
 kill -TERM "$old"
 for _ in $(seq 1 30); do [ -e "/proc/$old" ] || break; sleep 1; done
 # shellcheck disable=SC2016 # expanded by the inner shell
-setsid nohup bash -c 'dockerd $SANDBOX_DOCKERD_ARGS >"$0" 2>&1 & exec sleep 900' "$log" >/dev/null 2>&1 </dev/null &
+(cd / && exec setsid nohup bash -c 'dockerd $SANDBOX_DOCKERD_ARGS >"$0" 2>&1 & exec sleep 900' "$log" >/dev/null 2>&1 </dev/null) &
 reaper=$!
 for _ in $(seq 1 60); do answers && break; sleep 1; done
 answers || fail "dockerd under a non-reaping parent did not start"

@@ -6,7 +6,8 @@
 #   faults  the fault tests, on a throwaway engine of their own
 #           (scripts/engines.sh start scratch) that they kill and restart
 #   local   the machine's Docker engine (DOCKER_HOST, or the local socket)
-#   podman  Podman's Docker-compatible API
+#   podman  Podman's Docker-compatible API, rootful, stock configuration
+#   rootless the same, run by a normal user on its own socket
 #   tls     a second Docker engine that speaks only TLS
 #   ssh     the machine's engine reached over SSH
 #   tofu    the machine's engine under OpenTofu (SANDBOX_TOFU_PATH)
@@ -22,7 +23,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-passes="${SANDBOX_TEST_PASSES:-faults local podman tls ssh tofu}"
+passes="${SANDBOX_TEST_PASSES:-faults local podman rootless tls ssh tofu}"
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"
 [ -n "$terraform" ] || { echo "terraform is not on PATH" >&2; exit 1; }
@@ -31,9 +32,9 @@ tofu="${SANDBOX_TOFU_PATH:-$repo/bin/tofu}"
 export SANDBOX_TOFU_PATH="$tofu" SANDBOX_TERRAFORM_PATH="$terraform" SANDBOX_TEST_IMAGE="$image"
 
 for p in $passes; do
-  case "$p" in faults | local | podman | tls | ssh) ;;
+  case "$p" in faults | local | podman | rootless | tls | ssh) ;;
   tofu) [ -x "$tofu" ] || { echo "no OpenTofu at $tofu: build it with \`make tofu\`" >&2; exit 1; } ;;
-  *) echo "unknown pass $p (faults, local, podman, tls, ssh, tofu)" >&2; exit 1 ;;
+  *) echo "unknown pass $p (faults, local, podman, rootless, tls, ssh, tofu)" >&2; exit 1 ;;
   esac
 done
 
@@ -64,17 +65,17 @@ before="$(canary_state)"
 echo "== canary on the machine's engine: $before"
 
 stop() {
-  [ "${SANDBOX_KEEP_ENGINES:-}" = 1 ] || scripts/engines.sh stop tls ssh podman scratch
+  [ "${SANDBOX_KEEP_ENGINES:-}" = 1 ] || scripts/engines.sh stop
   docker rm -f "$canary" >/dev/null 2>&1 || true
 }
 trap stop EXIT
 
 # --- the passes --------------------------------------------------------------
 
-# The connection tests reach the TLS engine and the SSH host in every pass
-# but the fault tests'.
-[ "$passes" = faults ] || scripts/engines.sh start tls ssh
-case " $passes " in *" podman "*) scripts/engines.sh start podman ;; esac
+# The connection tests reach the TLS engine and the SSH host, and the
+# multi-engine example stock Podman, in every pass but the fault tests'.
+[ "$passes" = faults ] || scripts/engines.sh start tls ssh podman
+case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 
 failed=()
 run_pass() {

@@ -104,14 +104,22 @@ func NewCLI(t *testing.T, config string) *CLI {
   direct {}
 }
 `, pluginDir))
-	Write(t, filepath.Join(workDir, "main.tf"), `terraform {
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	c := &CLI{t: t, Dir: workDir, bin: bin, Env: env}
+	c.SetConfig(config)
+	return c
+}
+
+// SetConfig replaces the working directory's configuration with config,
+// under the provider requirement every configuration here starts with.
+func (c *CLI) SetConfig(config string) {
+	c.t.Helper()
+	Write(c.t, filepath.Join(c.Dir, "main.tf"), `terraform {
   required_providers {
     sandbox = { source = "tfsandbox/sandbox" }
   }
 }
 `+config)
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
-	return &CLI{t: t, Dir: workDir, bin: bin, Env: env}
 }
 
 // Run runs terraform with args and returns its combined output, failing the

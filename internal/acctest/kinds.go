@@ -12,6 +12,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -125,4 +126,61 @@ func Reattach(ctx context.Context, t *testing.T, name string) bool {
 // as Podman does.
 func NoCapabilities(h *container.HostConfig) bool {
 	return len(engine.EffectiveCapabilities(h.CapAdd, h.CapDrop)) == 0
+}
+
+// Facts is what the engine under test reports about itself.
+func Facts(t *testing.T) engine.Facts {
+	t.Helper()
+	RequireAcc(t)
+	f, err := Engine(t).Facts(context.Background())
+	if err != nil {
+		t.Fatalf("asking the engine about itself: %v", err)
+	}
+	return f
+}
+
+// EnforcesLimits reports whether the engine under test applies memory,
+// CPU and process limits and ulimits. Where it does not (rootless Podman without
+// delegated cgroup controllers), a sandbox that asks for them is refused at
+// plan, and the tests assert that refusal.
+func EnforcesLimits(t *testing.T) bool {
+	t.Helper()
+	e := Facts(t).Enforces
+	return e.Memory && e.Swap && e.CPU && e.Pids && e.Ulimits
+}
+
+// LimitsApplied reports whether the engine under test applies memory, CPU
+// and process limits, so that a test of them can go on. Where it does not,
+// it asserts the refusal the docs promise instead: config, which asks for
+// limits, fails at plan with an error that names the engine and the limit,
+// and nothing is created.
+func LimitsApplied(t *testing.T, name, config string) bool {
+	t.Helper()
+	if EnforcesLimits(t) {
+		return true
+	}
+	// Not in parallel, so that the caller's test may go on with a Test of
+	// its own.
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { PreCheck(t) },
+		ProtoV6ProviderFactories: ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			PlanOnly:    true,
+			ExpectError: Phrase("Limit the engine cannot apply"),
+		}},
+	})
+	ExpectNoContainers(t, name, "the refused plan")
+	return false
+}
+
+// Pause pauses a container behind Terraform's back, as `docker pause`
+// does, and reports whether the engine can: rootless Podman on cgroup v1
+// cannot, so a paused sandbox cannot happen there.
+func Pause(ctx context.Context, t *testing.T, name string) (bool, error) {
+	t.Helper()
+	if !Facts(t).Pausable {
+		return false, nil
+	}
+	return true, Docker(t).ContainerPause(ctx, name)
 }

@@ -12,10 +12,11 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
-// Besides the engine under test (DOCKER_HOST), the connection tests reach a
-// TLS engine and an SSH host that `make engines` (scripts/engines.sh) starts
-// on loopback and names in these variables.
+// Besides the engine under test (DOCKER_HOST), the tests reach stock
+// rootful Podman, a TLS engine and an SSH host that `make engines`
+// (scripts/engines.sh) starts on loopback and names in these variables.
 const (
+	envPodmanHost  = "SANDBOX_TEST_PODMAN_HOST"
 	envTLSHost     = "SANDBOX_TEST_TLS_HOST"
 	envTLSCertPath = "SANDBOX_TEST_TLS_CERT_PATH"
 	envSSHHost     = "SANDBOX_TEST_SSH_HOST"
@@ -182,4 +183,19 @@ func OtherEngine(t *testing.T, name string) (providerArgs string, c *engine.Clie
 	}
 	removeNamedWhenDone(t, c, name)
 	return providerArgs, c
+}
+
+// Podman is stock rootful Podman, beside whichever engine is under test,
+// for the tests of a Docker engine and a Podman one in one configuration:
+// its address, and the tests' client of it. Containers named name* on it
+// are removed when the test ends.
+func Podman(t *testing.T, name string) (host string, c *engine.Client) {
+	t.Helper()
+	host = requireEnv(t, envPodmanHost)
+	c, err := engine.New(engine.Config{Host: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removeNamedWhenDone(t, c, name)
+	return host, c
 }

@@ -7,11 +7,19 @@ import (
 
 // Defaults are what an engine adds to a container on its own where the
 // provider asked for nothing. Docker adds little (a 64 MiB /dev/shm);
-// Podman also applies a pids limit, its own /dev/shm size and the ulimits
-// of its containers.conf. The provider records them when it creates a
-// sandbox, so that they are not taken for the user's settings and a change
-// away from them is still drift.
+// Podman also applies a pids limit, its own /dev/shm size, the ulimits and
+// the default capability set of its containers.conf. The provider records
+// them when it creates a sandbox, so that they are not taken for the
+// user's settings and a change away from them is still drift.
 type Defaults struct {
+	// Capabilities is the effective capability set the container was
+	// created with (EffectiveCapabilities), whatever the engine's default
+	// set: a container's capabilities never change, so the configuration's
+	// spelling stands while the engine shows this set. HasCapabilities
+	// says it was recorded (sandboxes created before it was have none).
+	Capabilities    []string `json:"capabilities,omitempty"`
+	HasCapabilities bool     `json:"has_capabilities,omitempty"`
+
 	PidsLimit int64    `json:"pids_limit,omitempty"`
 	ShmSize   int64    `json:"shm_size,omitempty"`
 	Ulimits   []Ulimit `json:"ulimits,omitempty"`
@@ -27,7 +35,7 @@ type Defaults struct {
 // AddedDefaults returns what the engine shows in h that spec, the request
 // that created the container, did not ask for.
 func AddedDefaults(spec ContainerSpec, h *HostConfig) Defaults {
-	var d Defaults
+	d := Defaults{Capabilities: EffectiveCapabilities(h.CapAdd, h.CapDrop), HasCapabilities: true}
 	if spec.Limits.PidsLimit == 0 {
 		d.PidsLimit = ObservedLimits(h).PidsLimit
 	}
@@ -93,6 +101,12 @@ func (d Defaults) AskedTmpfs(observed map[string]string) map[string]string {
 		out[target] = strings.Join(kept, ",")
 	}
 	return out
+}
+
+// SameCapabilities reports whether h shows the capability set the
+// container was created with, when that was recorded.
+func (d Defaults) SameCapabilities(h *HostConfig) bool {
+	return d.HasCapabilities && slices.Equal(EffectiveCapabilities(h.CapAdd, h.CapDrop), d.Capabilities)
 }
 
 // IsDefaultUlimit reports whether u is one the engine added by default.

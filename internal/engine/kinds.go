@@ -79,10 +79,14 @@ func normalize(k Kind, c *Container) {
 	}
 }
 
-// DefaultCapabilities are the capabilities a container gets when it asks
-// for none to be added or dropped. Docker reports a container's cap_add and
-// cap_drop as the create asked; Podman reports them against this same list
-// (a container that dropped ALL shows all fourteen dropped).
+// DefaultCapabilities are the capabilities a Docker container gets when it
+// asks for none to be added or dropped. Docker reports a container's
+// cap_add and cap_drop as the create asked; Podman reports them against
+// this same list whatever its own default set is (a container that dropped
+// ALL shows all fourteen dropped, and one that asked for nothing on a
+// stock Podman, whose containers.conf leaves out AUDIT_WRITE, MKNOD and
+// NET_RAW, shows those three dropped). So the effective set is always this
+// list with cap_add added and cap_drop removed.
 var DefaultCapabilities = []string{
 	"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
 	"NET_RAW", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT",
@@ -103,7 +107,7 @@ func EffectiveCapabilities(add, drop []string) []string {
 	for _, c := range add {
 		set[c] = true
 	}
-	var out []string
+	out := []string{}
 	for c, on := range set {
 		if on {
 			out = append(out, c)
@@ -121,44 +125,6 @@ func CapabilityNames(caps []string) []string {
 		out = append(out, strings.TrimPrefix(strings.ToUpper(c), "CAP_"))
 	}
 	return out
-}
-
-// Facts are what the engine reports about itself that bounds a sandbox:
-// its memory, its CPUs and its runtimes.
-type Facts struct {
-	MemTotal int64 // bytes
-	NCPU     int
-	// Runtimes maps each runtime's name to its program's path.
-	Runtimes       map[string]string
-	DefaultRuntime string
-}
-
-// Facts asks the engine, until it has answered once, about its memory,
-// CPUs and runtimes.
-func (c *Client) Facts(ctx context.Context) (Facts, error) {
-	c.factsMu.Lock()
-	defer c.factsMu.Unlock()
-	if c.facts != nil {
-		return *c.facts, nil
-	}
-	var f Facts
-	err := c.within(ctx, "the request for the engine's facts", QuickCallTimeout, func(ctx context.Context) error {
-		info, err := c.api.Info(ctx)
-		if err != nil {
-			return err
-		}
-		f = Facts{MemTotal: info.MemTotal, NCPU: info.NCPU, DefaultRuntime: info.DefaultRuntime,
-			Runtimes: map[string]string{}}
-		for name, rt := range info.Runtimes {
-			f.Runtimes[name] = rt.Path
-		}
-		return nil
-	})
-	if err != nil {
-		return f, err
-	}
-	c.facts = &f
-	return f, nil
 }
 
 // UpdatesLimitsInPlace reports whether a container under the named runtime

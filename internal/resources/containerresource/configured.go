@@ -88,6 +88,7 @@ func (rec configuredRecord) importDefaults(h *engine.HostConfig) engine.Defaults
 	if h == nil {
 		return d
 	}
+	d.Capabilities, d.HasCapabilities = engine.EffectiveCapabilities(h.CapAdd, h.CapDrop), true
 	if !rec.PidsLimit {
 		d.PidsLimit = engine.ObservedLimits(h).PidsLimit
 	}

@@ -83,10 +83,9 @@ func TestEngineDefaultsAreNotTakenForSettings(t *testing.T) {
 }
 
 func TestPodmanCapabilitySpellingKeepsTheConfiguration(t *testing.T) {
-	p := privilegesModel{
+	p := capabilitiesModel{
 		CapDrop: values.StringSet([]string{"ALL"}), CapAdd: values.StringSet([]string{"NET_BIND_SERVICE"}),
-		SecurityOpts: types.SetNull(types.StringType),
-		Runtime:      types.StringNull(),
+		AllowUnsafeCapabilities: types.BoolNull(),
 	}
 	held := p
 	// Podman lists every default capability but the one added as dropped.
@@ -96,14 +95,63 @@ func TestPodmanCapabilitySpellingKeepsTheConfiguration(t *testing.T) {
 			drop = append(drop, c)
 		}
 	}
-	p.observe(&container.HostConfig{CapDrop: drop})
+	p.observe(&container.HostConfig{CapDrop: drop}, engine.Defaults{})
 	if !p.CapDrop.Equal(held.CapDrop) || !p.CapAdd.Equal(held.CapAdd) {
 		t.Errorf("the same capability set read as cap_drop %v, cap_add %v", p.CapDrop, p.CapAdd)
 	}
 	// One more capability really added is drift.
-	p.observe(&container.HostConfig{CapDrop: drop, CapAdd: []string{"CAP_NET_RAW"}})
+	p.observe(&container.HostConfig{CapDrop: drop, CapAdd: []string{"CAP_NET_RAW"}}, engine.Defaults{})
 	if p.CapAdd.Equal(held.CapAdd) {
 		t.Errorf("an added capability went unseen: cap_add %v", p.CapAdd)
+	}
+}
+
+// A stock Podman's containers.conf leaves AUDIT_WRITE, MKNOD and NET_RAW out
+// of its default set, and Podman reports them as dropped: a sandbox that
+// asked for nothing keeps cap_add and cap_drop unset, because the engine
+// shows the set it was created with. A set other than that one is drift.
+func TestEngineDefaultCapabilitiesAreNotSettings(t *testing.T) {
+	stock := &container.HostConfig{CapDrop: []string{"AUDIT_WRITE", "MKNOD", "NET_RAW"}}
+	created := engine.AddedDefaults(engine.ContainerSpec{}, stock)
+	p := nullCapabilities()
+	p.observe(stock, created)
+	if !p.CapDrop.IsNull() || !p.CapAdd.IsNull() {
+		t.Fatalf("the engine's default set read as cap_drop %v, cap_add %v", p.CapDrop, p.CapAdd)
+	}
+	p.observe(&container.HostConfig{CapDrop: []string{"MKNOD"}}, created)
+	if p.CapDrop.IsNull() {
+		t.Error("a capability set other than the one created with went unseen")
+	}
+	// Without a record (a sandbox created before it existed), the set is
+	// compared with Docker's defaults, as before.
+	p = nullCapabilities()
+	p.observe(stock, engine.Defaults{})
+	if p.CapDrop.IsNull() {
+		t.Error("without a record, Podman's smaller set is not Docker's default")
+	}
+}
+
+// A sandbox whose engine did not apply the capabilities asked for is an
+// error at create, never a weaker sandbox.
+func TestCapabilitiesTheEngineIgnoredAreRefused(t *testing.T) {
+	p := capabilitiesModel{CapDrop: values.StringSet([]string{"ALL"}), CapAdd: values.StringSet([]string{"NET_BIND_SERVICE"})}
+	c := func(h *container.HostConfig) engine.Container {
+		return engine.Container{ContainerJSONBase: &container.ContainerJSONBase{ID: "abc", HostConfig: h}}
+	}
+	var allButOne []string
+	for _, name := range engine.DefaultCapabilities {
+		if name != "NET_BIND_SERVICE" {
+			allButOne = append(allButOne, name)
+		}
+	}
+	if diags := p.checkGranted(c(&container.HostConfig{CapDrop: allButOne})); diags.HasError() {
+		t.Errorf("the set asked for was refused: %v", diags)
+	}
+	if diags := p.checkGranted(c(&container.HostConfig{CapDrop: []string{"NET_RAW"}})); !diags.HasError() {
+		t.Error("an engine that kept the dropped capabilities was accepted")
+	}
+	if diags := p.checkGranted(c(&container.HostConfig{CapDrop: []string{"ALL"}})); !diags.HasError() {
+		t.Error("an engine that did not add NET_BIND_SERVICE was accepted")
 	}
 }
 

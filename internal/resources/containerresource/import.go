@@ -101,6 +101,7 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Container, i
 	m.setObserved(ctx, c, defaults)
 	if c.ContainerJSONBase != nil && c.HostConfig != nil {
 		m.importPrivileges(c.HostConfig)
+		m.importCapabilities()
 		if recorded && rec.Runtime != "" && rec.Runtime == c.HostConfig.Runtime {
 			m.Runtime = types.StringValue(rec.Runtime)
 		}

@@ -300,3 +300,60 @@ func ulimitHard(ulimits tftypes.Value, name string) (float64, bool) {
 	}
 	return values.RawNumber(fields["hard"])
 }
+
+// enforcedLimits are the limits refuseUnenforcedLimits checks, with the
+// cgroup controller each needs ("" for ulimits, which need none).
+var enforcedLimits = []struct {
+	attr, controller string
+	enforced         func(engine.Enforcement) bool
+}{
+	{"memory", "memory", func(e engine.Enforcement) bool { return e.Memory }},
+	{"memory_swap", "memory", func(e engine.Enforcement) bool { return e.Swap }},
+	{"cpus", "cpu", func(e engine.Enforcement) bool { return e.CPU }},
+	{"pids_limit", "pids", func(e engine.Enforcement) bool { return e.Pids }},
+	{"ulimits", "", func(e engine.Enforcement) bool { return e.Ulimits }},
+}
+
+// refuseUnenforcedLimits refuses, at plan time, a limit the engine reports
+// it cannot apply: the sandbox would run without it.
+func refuseUnenforcedLimits(plan map[string]tftypes.Value, e engine.Enforcement, endpoint string, resp *resource.ModifyPlanResponse) {
+	for _, l := range enforcedLimits {
+		if v := plan[l.attr]; v.IsNull() || l.enforced(e) {
+			continue
+		}
+		why, fix := e.Why, e.Fix
+		needs := fmt.Sprintf(" (it needs the %s cgroup controller)", l.controller)
+		if l.controller == "" {
+			why, fix, needs = e.UlimitsWhy, e.UlimitsFix, ""
+		}
+		resp.Diagnostics.AddAttributeError(path.Root(l.attr), "Limit the engine cannot apply", fmt.Sprintf(
+			"The engine at %s cannot apply %s: %s, so the sandbox would run without the limit%s. Remove %s, "+
+				"or %s.", endpoint, l.attr, why, needs, l.attr, fix))
+	}
+}
+
+// checkApplied fails when the engine shows limits other than those asked
+// for: a limit accepted and ignored is never kept.
+func (l limitsModel) checkApplied(c engine.Container) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if c.ContainerJSONBase == nil || c.HostConfig == nil || !values.Known(l.Memory) || !values.Known(l.CPUs) ||
+		!values.Known(l.PidsLimit) || !values.Known(l.MemorySwap) {
+		return diags
+	}
+	want, got := l.engineLimits(), engine.ObservedLimits(c.HostConfig)
+	for _, d := range []struct {
+		attr      string
+		want, got int64
+	}{
+		{"memory", want.Memory, got.Memory}, {"memory_swap", want.MemorySwap, got.MemorySwap},
+		{"cpus", want.NanoCPUs, got.NanoCPUs}, {"pids_limit", want.PidsLimit, got.PidsLimit},
+	} {
+		if d.want != 0 && d.want != d.got {
+			diags.AddAttributeError(path.Root(d.attr), "Limit not applied by the engine", fmt.Sprintf(
+				"The engine created container %s with %s at %d where %d was asked for: it did not apply the "+
+					"limit. A sandbox without it is not kept. Check the engine's cgroup support, or place this "+
+					"sandbox on another engine.", engine.ShortID(c.ID), d.attr, d.got, d.want))
+		}
+	}
+	return diags
+}

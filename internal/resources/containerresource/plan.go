@@ -40,10 +40,11 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 				"the runtime Podman's default on that host (containers.conf: [engine] runtime = \"runsc\"), or "+
 				"place this sandbox on a Docker engine.", r.Client.Endpoint(), r.Client.Kind(ctx), name))
 	}
-	if r.Client.Kind(ctx) == engine.Podman {
+	podman := r.Client.Kind(ctx) == engine.Podman
+	if podman {
 		refuseTmpfsOwners(plan["tmpfs"], resp)
-		refuseInlineSeccomp(plan["security_opts"], resp)
 	}
+	checkSeccompForEngine(plan["security_opts"], podman, r.Client.Endpoint(), resp)
 	facts, err := r.Client.Facts(ctx)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Engine limits not checked", fmt.Sprintf(
@@ -52,7 +53,9 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 		return
 	}
 	r.checkAgainstEngine(plan, facts, resp)
+	refuseUnenforcedLimits(plan, facts.Enforces, r.Client.Endpoint(), resp)
 	if state == nil {
+		warnUserNamespaces(plan["security_opts"], facts.Seccomp, r.Client.Endpoint(), resp)
 		return
 	}
 	if !r.Client.CanUpdateLimits(ctx) && !plan["restart"].Equal(state["restart"]) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -36,37 +35,7 @@ const (
 	// leaves unset.
 	defaultRuntime  = "runc"
 	noNewPrivileges = "no-new-privileges"
-	allCapabilities = "ALL"
 )
-
-// capabilities are the Linux capability names the engine accepts, without
-// the CAP_ prefix.
-var capabilities = []string{
-	"AUDIT_CONTROL", "AUDIT_READ", "AUDIT_WRITE", "BLOCK_SUSPEND", "BPF", "CHECKPOINT_RESTORE", "CHOWN",
-	"DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "IPC_LOCK", "IPC_OWNER", "KILL", "LEASE",
-	"LINUX_IMMUTABLE", "MAC_ADMIN", "MAC_OVERRIDE", "MKNOD", "NET_ADMIN", "NET_BIND_SERVICE",
-	"NET_BROADCAST", "NET_RAW", "PERFMON", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYSLOG",
-	"SYS_ADMIN", "SYS_BOOT", "SYS_CHROOT", "SYS_MODULE", "SYS_NICE", "SYS_PACCT", "SYS_PTRACE",
-	"SYS_RAWIO", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "WAKE_ALARM",
-}
-
-// unsafeCapabilities break containment: each lets root in the sandbox reach
-// the host's kernel or other processes. cap_add takes them only with
-// allow_unsafe_capabilities = true.
-var unsafeCapabilities = map[string]string{
-	"BPF":             "load programs into the host's kernel",
-	"DAC_READ_SEARCH": "open host files by handle, around the sandbox's mounts",
-	"MAC_ADMIN":       "change the host's mandatory access control policy",
-	"MAC_OVERRIDE":    "bypass the host's mandatory access control",
-	"NET_ADMIN":       "reconfigure interfaces, routes and firewalls",
-	"PERFMON":         "watch the kernel and other processes through perf",
-	"SYSLOG":          "read the kernel log and kernel addresses",
-	"SYS_ADMIN":       "mount filesystems and reach the host through cgroup release agents",
-	"SYS_BOOT":        "reboot the kernel",
-	"SYS_MODULE":      "load kernel modules",
-	"SYS_PTRACE":      "trace and inject code into other processes",
-	"SYS_RAWIO":       "do raw I/O on devices and kernel memory",
-}
 
 // securityOptKeys are the security option keys a sandbox may set.
 var securityOptKeys = []string{"apparmor", "label", "seccomp", "systempaths"}
@@ -77,59 +46,24 @@ var allowingSeccompActions = []string{"SCMP_ACT_ALLOW", "SCMP_ACT_LOG"}
 
 // privilegesModel is what the sandbox's processes may do.
 type privilegesModel struct {
-	CapAdd          types.Set    `tfsdk:"cap_add"`
-	CapDrop         types.Set    `tfsdk:"cap_drop"`
 	NoNewPrivileges types.Bool   `tfsdk:"no_new_privileges"`
 	Runtime         types.String `tfsdk:"runtime"`
 	SecurityOpts    types.Set    `tfsdk:"security_opts"`
 	AllowUnconfined types.Bool   `tfsdk:"allow_unconfined"`
-	// AllowUnsafeCapabilities has no default, so that states written
-	// before it existed plan no change.
-	AllowUnsafeCapabilities types.Bool `tfsdk:"allow_unsafe_capabilities"`
 }
 
 // nullPrivileges knows nothing yet.
 func nullPrivileges() privilegesModel {
 	return privilegesModel{
-		CapAdd:          types.SetNull(types.StringType),
-		CapDrop:         types.SetNull(types.StringType),
 		NoNewPrivileges: types.BoolNull(),
 		Runtime:         types.StringNull(),
 		SecurityOpts:    types.SetNull(types.StringType),
 		AllowUnconfined: types.BoolNull(),
-
-		AllowUnsafeCapabilities: types.BoolNull(),
 	}
 }
 
-func privilegeAttributes() map[string]schema.Attribute { //nolint:funlen // a schema literal
+func privilegeAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"cap_drop": schema.SetAttribute{
-			MarkdownDescription: "Linux capabilities removed from the engine's default set, by name in upper case " +
-				"without the `CAP_` prefix (for example `NET_RAW`), or `" + allCapabilities + "` to drop every one. " +
-				"Changing it forces replacement.",
-			ElementType:   types.StringType,
-			Optional:      true,
-			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(capabilityValidator(true)),
-			},
-		},
-		"cap_add": schema.SetAttribute{
-			MarkdownDescription: "Linux capabilities added to the sandbox, by name in upper case without the " +
-				"`CAP_` prefix (for example `NET_BIND_SERVICE`). `" + allCapabilities + "` is not accepted, and " +
-				"capabilities that break containment (`" + joinCode(slices.Sorted(maps.Keys(unsafeCapabilities))) +
-				"`) need `allow_unsafe_capabilities = true`. Combine with `cap_drop = [\"" + allCapabilities +
-				"\"]` to grant exactly these. Changing it forces replacement.",
-			ElementType:   types.StringType,
-			Optional:      true,
-			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(capabilityValidator(false)),
-			},
-		},
 		"no_new_privileges": schema.BoolAttribute{
 			MarkdownDescription: "Forbid the sandbox's processes from gaining privileges, for example through " +
 				"setuid or setgid binaries or file capabilities. Defaults to `" + fmt.Sprint(defaultNoNewPrivileges) +
@@ -151,7 +85,8 @@ func privilegeAttributes() map[string]schema.Attribute { //nolint:funlen // a sc
 		"security_opts": schema.SetAttribute{
 			MarkdownDescription: "Security options, as `key=value` with key one of `" +
 				joinCode(securityOptKeys) + "`, for example a custom seccomp profile " +
-				"(`\"seccomp=${file(\"profile.json\")}\"`, parsed at plan time) or AppArmor profile. Values that " +
+				"(`\"seccomp=${file(\"profile.json\")}\"`, parsed at plan time; Podman takes instead the path of a " +
+				"profile on its own host, `\"seccomp=/etc/containers/profile.json\"`) or AppArmor profile. Values that " +
 				"switch confinement off (`seccomp=unconfined`, a seccomp profile whose `defaultAction` lets every " +
 				"unlisted system call through (`" + joinCode(allowingSeccompActions) + "`), `apparmor=unconfined`, " +
 				"`systempaths=unconfined`, `label=disable`) are rejected unless `allow_unconfined = true`. Use `no_new_privileges` " +
@@ -164,12 +99,6 @@ func privilegeAttributes() map[string]schema.Attribute { //nolint:funlen // a sc
 				setvalidator.ValueStringsAre(securityOptValidator()),
 			},
 		},
-		"allow_unsafe_capabilities": schema.BoolAttribute{
-			MarkdownDescription: "Escape hatch: allow `cap_add` to grant capabilities that break containment, " +
-				"with which root in the sandbox can reach the host's kernel or other processes. Unset or `false` " +
-				"refuses them at plan time. It only unlocks validation, so changing it updates the state only.",
-			Optional: true,
-		},
 		"allow_unconfined": schema.BoolAttribute{
 			MarkdownDescription: "Escape hatch: allow `security_opts` values that switch confinement off. " +
 				"Defaults to `" + fmt.Sprint(defaultAllowUnconfined) + "`. It only unlocks validation, so changing " +
@@ -179,24 +108,6 @@ func privilegeAttributes() map[string]schema.Attribute { //nolint:funlen // a sc
 			Default:  booldefault.StaticBool(defaultAllowUnconfined),
 		},
 	}
-}
-
-// capabilityValidator accepts a Linux capability name, upper case without
-// the CAP_ prefix, and "ALL" when allowAll is set.
-func capabilityValidator(allowAll bool) validator.String {
-	desc := "must be a Linux capability name in upper case without the CAP_ prefix, such as NET_RAW"
-	if allowAll {
-		desc += ", or " + allCapabilities
-	}
-	return validators.String(desc, func(s string) string {
-		switch {
-		case slices.Contains(capabilities, s) || (allowAll && s == allCapabilities):
-			return ""
-		case s == allCapabilities:
-			return "cannot add ALL capabilities: that is a privileged sandbox; add the ones needed by name"
-		}
-		return desc
-	})
 }
 
 // securityOptValidator accepts "key=value" with a key from securityOptKeys:
@@ -210,10 +121,11 @@ func securityOptValidator() validator.String {
 		switch {
 		case !ok || value == "" || !slices.Contains(securityOptKeys, key):
 			return desc
-		case key == "seccomp" && value != "unconfined":
+		case key == "seccomp" && value != "unconfined" && !isSeccompPath(value):
 			if _, err := seccompDefaultAction(value); err != nil {
-				return "must give seccomp \"unconfined\" or a seccomp profile in JSON, as " +
-					"seccomp=${file(\"profile.json\")} gives (" + err.Error() + ")"
+				return "must give seccomp \"unconfined\", a seccomp profile in JSON, as " +
+					"seccomp=${file(\"profile.json\")} gives, or on Podman the absolute path of a profile on its " +
+					"host (" + err.Error() + ")"
 			}
 		case key == "systempaths" && value != "unconfined":
 			return "must give systempaths only \"unconfined\""
@@ -274,8 +186,6 @@ func isUnconfined(opt string) bool { return unconfined(opt) != "" }
 
 // applyTo adds the privileges to spec.
 func (p privilegesModel) applyTo(spec *engine.ContainerSpec) {
-	spec.CapAdd = values.SetStrings(p.CapAdd)
-	spec.CapDrop = values.SetStrings(p.CapDrop)
 	spec.SecurityOpt = values.SetStrings(p.SecurityOpts)
 	if p.NoNewPrivileges.ValueBool() {
 		spec.SecurityOpt = append(spec.SecurityOpt, noNewPrivileges)
@@ -283,20 +193,9 @@ func (p privilegesModel) applyTo(spec *engine.ContainerSpec) {
 	spec.Runtime = p.Runtime.ValueString()
 }
 
-// observe records capabilities, security options and the runtime. A value equal in meaning to the one held keeps its
+// observe records the security options and the runtime. A value equal in meaning to the one held keeps its
 // spelling; a widened privilege shows in the plan.
 func (p *privilegesModel) observe(h *engine.HostConfig) {
-	// The same capability set can be spelled differently (Podman lists
-	// every dropped capability where the create said ALL): the held values
-	// stay while they give the same set.
-	add, drop := engine.CapabilityNames(h.CapAdd), engine.CapabilityNames(h.CapDrop)
-	if p.CapAdd.IsUnknown() || p.CapDrop.IsUnknown() || !slices.Equal(
-		engine.EffectiveCapabilities(add, drop),
-		engine.EffectiveCapabilities(values.SetStrings(p.CapAdd), values.SetStrings(p.CapDrop))) {
-		p.CapAdd = values.KeepIfEqual(p.CapAdd, values.StringSetOrNull(add))
-		p.CapDrop = values.KeepIfEqual(p.CapDrop, values.StringSetOrNull(drop))
-	}
-
 	var opts []string
 	nnp := false
 	for _, opt := range h.SecurityOpt {
@@ -323,35 +222,12 @@ func (p *privilegesModel) importPrivileges(h *engine.HostConfig) {
 		p.Runtime = types.StringValue(h.Runtime)
 	}
 	p.AllowUnconfined = types.BoolValue(slices.ContainsFunc(values.SetStrings(p.SecurityOpts), isUnconfined))
-	p.AllowUnsafeCapabilities = types.BoolNull()
-	if slices.ContainsFunc(values.SetStrings(p.CapAdd), isUnsafeCapability) {
-		p.AllowUnsafeCapabilities = types.BoolValue(true)
-	}
 }
 
-func isUnsafeCapability(c string) bool {
-	_, unsafe := unsafeCapabilities[c]
-	return unsafe
-}
-
-// validate rejects a capability both added and dropped, capabilities that
-// break containment and options that switch confinement off, each without
-// its escape hatch.
+// validate rejects options that switch confinement off without the
+// escape hatch.
 func (p privilegesModel) validate() diag.Diagnostics {
 	var diags diag.Diagnostics
-	dropped := values.SetStrings(p.CapDrop)
-	allowUnsafe := p.AllowUnsafeCapabilities.ValueBool() || p.AllowUnsafeCapabilities.IsUnknown()
-	for _, c := range values.SetStrings(p.CapAdd) {
-		if slices.Contains(dropped, c) {
-			diags.AddAttributeError(path.Root("cap_add"), "Capability both added and dropped", fmt.Sprintf(
-				"Attribute cap_add and cap_drop both name %s. Keep it in one of them.", c))
-		}
-		if what, unsafe := unsafeCapabilities[c]; unsafe && !allowUnsafe {
-			diags.AddAttributeError(path.Root("cap_add"), "Capability breaks containment", fmt.Sprintf(
-				"Attribute cap_add names %s, with which root in the sandbox can %s. Remove it, or, if the "+
-					"sandbox really needs it, also set allow_unsafe_capabilities = true.", c, what))
-		}
-	}
 	if p.AllowUnconfined.ValueBool() || p.AllowUnconfined.IsUnknown() {
 		return diags
 	}
@@ -365,24 +241,78 @@ func (p privilegesModel) validate() diag.Diagnostics {
 	return diags
 }
 
-// refuseInlineSeccomp refuses a seccomp profile given inline, which Podman
-// 4 reads as the path of a file on its own host.
-func refuseInlineSeccomp(opts tftypes.Value, resp *resource.ModifyPlanResponse) {
-	var list []tftypes.Value
-	if !opts.IsKnown() || opts.IsNull() || opts.As(&list) != nil {
-		return
-	}
-	for _, v := range list {
-		var opt string
-		if !v.IsKnown() || v.As(&opt) != nil {
-			continue
-		}
-		if key, value, _ := splitSecurityOpt(opt); key == "seccomp" && value != "unconfined" {
+// isSeccompPath reports whether a seccomp= value is a path, which only
+// Podman takes: the path of a profile on its own host.
+func isSeccompPath(value string) bool { return strings.HasPrefix(value, "/") }
+
+// checkSeccompForEngine refuses a seccomp profile in the form the engine
+// cannot take: Podman 4 reads a seccomp= value as the path of a profile on
+// its own host, so a profile given inline cannot reach it; Docker takes the
+// profile's content, so a path means nothing to it.
+func checkSeccompForEngine(opts tftypes.Value, podman bool, endpoint string, resp *resource.ModifyPlanResponse) {
+	for _, opt := range knownStrings(opts) {
+		key, value, _ := splitSecurityOpt(opt)
+		switch {
+		case key != "seccomp" || value == "unconfined":
+		case podman && !isSeccompPath(value):
 			resp.Diagnostics.AddAttributeError(path.Root("security_opts"), "Seccomp profile not accepted by Podman",
-				"Podman 4 reads a seccomp= value as the path of a profile on its own host, so the profile given "+
-					"here cannot reach it. Set the profile on the Podman host (containers.conf: [containers] "+
-					"seccomp_profile) and leave it out of security_opts, or place this sandbox on a Docker engine.")
+				"The engine at "+endpoint+" is Podman, which reads a seccomp= value as the path of a profile on "+
+					"its own host, so a profile given inline cannot reach it. Put the profile on the Podman host "+
+					"and name it: security_opts = [\"seccomp=/path/on/that/host.json\"], or set it for every "+
+					"container there (containers.conf: [containers] seccomp_profile).")
+			return
+		case !podman && isSeccompPath(value):
+			resp.Diagnostics.AddAttributeError(path.Root("security_opts"), "Seccomp profile path not accepted by Docker",
+				"The engine at "+endpoint+" is Docker, which takes a seccomp profile's content, not a path: "+
+					"write seccomp=${file(\""+value+"\")} to send the file from the machine running Terraform.")
 			return
 		}
 	}
+}
+
+// warnUserNamespaces warns, at the plan of a new sandbox that names no
+// seccomp profile, when the engine's default filter is weaker than
+// Docker's: none at all, or Podman's stock profile, which lets a process
+// create user namespaces (Docker's refuses without CAP_SYS_ADMIN).
+func warnUserNamespaces(opts tftypes.Value, s engine.Seccomp, endpoint string, resp *resource.ModifyPlanResponse) {
+	for _, opt := range knownStrings(opts) {
+		if key, _, _ := splitSecurityOpt(opt); key == "seccomp" {
+			return
+		}
+	}
+	if !opts.IsKnown() {
+		return
+	}
+	fix := "give the engine's host Docker's seccomp profile (the default.json of github.com/moby/profiles/seccomp; " +
+		"on Podman, containers.conf: [containers] seccomp_profile = \"/etc/containers/docker-seccomp.json\"), or " +
+		"name a profile for this sandbox in security_opts (on Podman, a path on its host: " +
+		"\"seccomp=/etc/containers/docker-seccomp.json\")."
+	switch {
+	case !s.Enabled:
+		resp.Diagnostics.AddAttributeWarning(path.Root("security_opts"), "Engine applies no seccomp filter",
+			"The engine at "+endpoint+" runs containers without a seccomp filter, so the sandbox's processes may "+
+				"make any system call, user namespaces included. To close this, "+fix)
+	case s.AllowsUserNamespaces:
+		resp.Diagnostics.AddAttributeWarning(path.Root("security_opts"), "Sandbox can create user namespaces",
+			"The engine at "+endpoint+" is Podman, whose own seccomp profile ("+s.Profile+" on its host, or its "+
+				"built-in one) lets the sandbox's processes create user namespaces, which Docker's default "+
+				"profile refuses without CAP_SYS_ADMIN: inside one, code gains root's powers over new "+
+				"namespaces and reaches more of the host's kernel. To close this, "+fix)
+	}
+}
+
+// knownStrings is the known elements of a raw set or list of strings.
+func knownStrings(v tftypes.Value) []string {
+	var list []tftypes.Value
+	if !v.IsKnown() || v.IsNull() || v.As(&list) != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range list {
+		var s string
+		if e.IsKnown() && e.As(&s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -152,22 +152,54 @@ func inlineProfileSteps(t *testing.T, name string) []resource.TestStep {
 	}
 }
 
-// The engine's default seccomp profile keeps the sandbox out of new user
-// namespaces, which the allow-by-default profile above lets it into.
+// unshareBlocked reports whether the sandbox named name is refused a user
+// namespace (unshare -U -r), as Docker's default seccomp profile refuses
+// one without CAP_SYS_ADMIN.
+func unshareBlocked(ctx context.Context, t *testing.T, name string) (bool, error) {
+	res, err := acctest.Engine(t).Exec(ctx, name, "unshare", "-U", "-r", "id", "-u")
+	if err != nil {
+		return false, err
+	}
+	return res.ExitCode != 0, nil
+}
+
+// Under Docker's default seccomp profile a sandbox cannot create a user
+// namespace. Podman's stock profile lets one through: the plan of a new
+// sandbox there says so, with the fix, and naming Docker's profile on the
+// Podman host (security_opts = ["seccomp=/path"]) closes it.
 func TestAccContainer_defaultSeccompBlocksUserNamespaces(t *testing.T) {
 	name := acctest.Name(t)
-	acctest.Test(t, []resource.TestStep{{
-		Config: acctest.Config(name, `  network_mode = "none"`),
-		ConfigStateChecks: []statecheck.StateCheck{
-			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
-				res, err := acctest.Engine(t).Exec(ctx, id, "unshare", "-U", "-r", "id", "-u")
-				if err != nil || res.ExitCode == 0 {
-					return fmt.Errorf("unshare -U -r succeeded under the default profile: %+v %s", res, acctest.ErrText(err))
-				}
-				return nil
-			}),
-		},
-	}})
+	ctx := context.Background()
+	tf := acctest.NewCLI(t, acctest.Config(name, `  network_mode = "none"`))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	plan := acctest.Flatten(tf.Run("plan"))
+	weak := acctest.Facts(t).Seccomp.AllowsUserNamespaces
+	if warned := strings.Contains(plan, "Sandbox can create user namespaces"); warned != weak {
+		t.Fatalf("the engine's profile lets user namespaces through: %v; the plan warns: %v:\n%s", weak, warned, plan)
+	}
+	tf.Run("apply", "-auto-approve")
+	if blocked, err := unshareBlocked(ctx, t, name); err != nil || blocked == weak {
+		t.Fatalf("unshare -U -r refused: %v (%v), want %v", blocked, err, !weak)
+	}
+	if !weak {
+		return
+	}
+	for _, want := range []string{"seccomp_profile", "seccomp=/"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("the warning does not give the fix %q:\n%s", want, plan)
+		}
+	}
+	tf.SetConfig(acctest.Config(name, fmt.Sprintf("  network_mode = \"none\"\n  security_opts = [%q]\n",
+		"seccomp="+acctest.DockerSeccompProfile(t))))
+	if plan := acctest.Flatten(tf.Run("apply", "-auto-approve")); strings.Contains(plan, "user namespaces") {
+		t.Errorf("the plan still warns with a profile named:\n%s", plan)
+	}
+	if blocked, err := unshareBlocked(ctx, t, name); err != nil || !blocked {
+		t.Fatalf("with Docker's profile named on the Podman host, unshare -U -r was not refused (%v)", err)
+	}
+	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
+		t.Errorf("the plan after naming the profile is not empty:\n%s", plan)
+	}
 }
 
 // Choosing a runtime runs the sandbox under it: with runsc, gVisor's kernel

@@ -1,0 +1,217 @@
+package containerresource
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
+)
+
+// The sandbox's Linux capabilities.
+
+// allCapabilities names every capability in cap_drop.
+const allCapabilities = "ALL"
+
+// capabilities are the Linux capability names the engine accepts, without
+// the CAP_ prefix.
+var capabilities = []string{
+	"AUDIT_CONTROL", "AUDIT_READ", "AUDIT_WRITE", "BLOCK_SUSPEND", "BPF", "CHECKPOINT_RESTORE", "CHOWN",
+	"DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "IPC_LOCK", "IPC_OWNER", "KILL", "LEASE",
+	"LINUX_IMMUTABLE", "MAC_ADMIN", "MAC_OVERRIDE", "MKNOD", "NET_ADMIN", "NET_BIND_SERVICE",
+	"NET_BROADCAST", "NET_RAW", "PERFMON", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYSLOG",
+	"SYS_ADMIN", "SYS_BOOT", "SYS_CHROOT", "SYS_MODULE", "SYS_NICE", "SYS_PACCT", "SYS_PTRACE",
+	"SYS_RAWIO", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "WAKE_ALARM",
+}
+
+// unsafeCapabilities break containment: each lets root in the sandbox reach
+// the host's kernel or other processes. cap_add takes them only with
+// allow_unsafe_capabilities = true.
+var unsafeCapabilities = map[string]string{
+	"BPF":             "load programs into the host's kernel",
+	"DAC_READ_SEARCH": "open host files by handle, around the sandbox's mounts",
+	"MAC_ADMIN":       "change the host's mandatory access control policy",
+	"MAC_OVERRIDE":    "bypass the host's mandatory access control",
+	"NET_ADMIN":       "reconfigure interfaces, routes and firewalls",
+	"PERFMON":         "watch the kernel and other processes through perf",
+	"SYSLOG":          "read the kernel log and kernel addresses",
+	"SYS_ADMIN":       "mount filesystems and reach the host through cgroup release agents",
+	"SYS_BOOT":        "reboot the kernel",
+	"SYS_MODULE":      "load kernel modules",
+	"SYS_PTRACE":      "trace and inject code into other processes",
+	"SYS_RAWIO":       "do raw I/O on devices and kernel memory",
+}
+
+// capabilitiesModel is which Linux capabilities the sandbox's processes
+// have.
+type capabilitiesModel struct {
+	CapAdd  types.Set `tfsdk:"cap_add"`
+	CapDrop types.Set `tfsdk:"cap_drop"`
+	// AllowUnsafeCapabilities has no default, so that states written
+	// before it existed plan no change.
+	AllowUnsafeCapabilities types.Bool `tfsdk:"allow_unsafe_capabilities"`
+}
+
+// nullCapabilities knows nothing yet.
+func nullCapabilities() capabilitiesModel {
+	return capabilitiesModel{
+		CapAdd:                  types.SetNull(types.StringType),
+		CapDrop:                 types.SetNull(types.StringType),
+		AllowUnsafeCapabilities: types.BoolNull(),
+	}
+}
+
+func capabilityAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"cap_drop": schema.SetAttribute{
+			MarkdownDescription: "Linux capabilities removed from the engine's default set, by name in upper case " +
+				"without the `CAP_` prefix (for example `NET_RAW`), or `" + allCapabilities + "` to drop every one. " +
+				"Changing it forces replacement.",
+			ElementType:   types.StringType,
+			Optional:      true,
+			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(capabilityValidator(true)),
+			},
+		},
+		"cap_add": schema.SetAttribute{
+			MarkdownDescription: "Linux capabilities added to the sandbox, by name in upper case without the " +
+				"`CAP_` prefix (for example `NET_BIND_SERVICE`). `" + allCapabilities + "` is not accepted, and " +
+				"capabilities that break containment (`" + joinCode(slices.Sorted(maps.Keys(unsafeCapabilities))) +
+				"`) need `allow_unsafe_capabilities = true`. Combine with `cap_drop = [\"" + allCapabilities +
+				"\"]` to grant exactly these. Changing it forces replacement.",
+			ElementType:   types.StringType,
+			Optional:      true,
+			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(capabilityValidator(false)),
+			},
+		},
+		"allow_unsafe_capabilities": schema.BoolAttribute{
+			MarkdownDescription: "Escape hatch: allow `cap_add` to grant capabilities that break containment, " +
+				"with which root in the sandbox can reach the host's kernel or other processes. Unset or `false` " +
+				"refuses them at plan time. It only unlocks validation, so changing it updates the state only.",
+			Optional: true,
+		},
+	}
+}
+
+// capabilityValidator accepts a Linux capability name, upper case without
+// the CAP_ prefix, and "ALL" when allowAll is set.
+func capabilityValidator(allowAll bool) validator.String {
+	desc := "must be a Linux capability name in upper case without the CAP_ prefix, such as NET_RAW"
+	if allowAll {
+		desc += ", or " + allCapabilities
+	}
+	return validators.String(desc, func(s string) string {
+		switch {
+		case slices.Contains(capabilities, s) || (allowAll && s == allCapabilities):
+			return ""
+		case s == allCapabilities:
+			return "cannot add ALL capabilities: that is a privileged sandbox; add the ones needed by name"
+		}
+		return desc
+	})
+}
+
+// applyTo adds the capabilities to spec.
+func (p capabilitiesModel) applyTo(spec *engine.ContainerSpec) {
+	spec.CapAdd = values.SetStrings(p.CapAdd)
+	spec.CapDrop = values.SetStrings(p.CapDrop)
+}
+
+// observe records the capabilities; d is what the engine added when the
+// sandbox was created.
+func (p *capabilitiesModel) observe(h *engine.HostConfig, d engine.Defaults) {
+	// The same capability set can be spelled differently (Podman lists
+	// every dropped capability where the create said ALL, and the
+	// capabilities its containers.conf leaves out of its default set as
+	// dropped): the held values stay while the engine shows the set the
+	// sandbox was created with, or, where that was not recorded, while
+	// they give the same set.
+	add, drop := engine.CapabilityNames(h.CapAdd), engine.CapabilityNames(h.CapDrop)
+	same := d.SameCapabilities(h) || slices.Equal(engine.EffectiveCapabilities(add, drop),
+		engine.EffectiveCapabilities(values.SetStrings(p.CapAdd), values.SetStrings(p.CapDrop)))
+	if p.CapAdd.IsUnknown() || p.CapDrop.IsUnknown() || !same {
+		p.CapAdd = values.KeepIfEqual(p.CapAdd, values.StringSetOrNull(add))
+		p.CapDrop = values.KeepIfEqual(p.CapDrop, values.StringSetOrNull(drop))
+	}
+}
+
+// importCapabilities sets, after observe, the escape hatch exactly when the
+// container needs it.
+func (p *capabilitiesModel) importCapabilities() {
+	p.AllowUnsafeCapabilities = types.BoolNull()
+	if slices.ContainsFunc(values.SetStrings(p.CapAdd), isUnsafeCapability) {
+		p.AllowUnsafeCapabilities = types.BoolValue(true)
+	}
+}
+
+func isUnsafeCapability(c string) bool {
+	_, unsafe := unsafeCapabilities[c]
+	return unsafe
+}
+
+// validate rejects a capability both added and dropped, and capabilities
+// that break containment without their escape hatch.
+func (p capabilitiesModel) validate() diag.Diagnostics {
+	var diags diag.Diagnostics
+	dropped := values.SetStrings(p.CapDrop)
+	allowUnsafe := p.AllowUnsafeCapabilities.ValueBool() || p.AllowUnsafeCapabilities.IsUnknown()
+	for _, c := range values.SetStrings(p.CapAdd) {
+		if slices.Contains(dropped, c) {
+			diags.AddAttributeError(path.Root("cap_add"), "Capability both added and dropped", fmt.Sprintf(
+				"Attribute cap_add and cap_drop both name %s. Keep it in one of them.", c))
+		}
+		if what, unsafe := unsafeCapabilities[c]; unsafe && !allowUnsafe {
+			diags.AddAttributeError(path.Root("cap_add"), "Capability breaks containment", fmt.Sprintf(
+				"Attribute cap_add names %s, with which root in the sandbox can %s. Remove it, or, if the "+
+					"sandbox really needs it, also set allow_unsafe_capabilities = true.", c, what))
+		}
+	}
+	return diags
+}
+
+// checkGranted fails when the engine did not apply the capabilities the
+// configuration asks for: one dropped (or ALL dropped) is still there, or
+// one added is missing. Nothing the engine ignores is accepted.
+func (p capabilitiesModel) checkGranted(c engine.Container) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if c.ContainerJSONBase == nil || c.HostConfig == nil || !values.Known(p.CapAdd) || !values.Known(p.CapDrop) {
+		return diags
+	}
+	have := engine.EffectiveCapabilities(c.HostConfig.CapAdd, c.HostConfig.CapDrop)
+	dropped, added := values.SetStrings(p.CapDrop), values.SetStrings(p.CapAdd)
+	var wrong []string
+	for _, capability := range have {
+		if !slices.Contains(added, capability) && (slices.Contains(dropped, allCapabilities) || slices.Contains(dropped, capability)) {
+			wrong = append(wrong, capability+" (dropped)")
+		}
+	}
+	for _, capability := range added {
+		if !slices.Contains(have, capability) {
+			wrong = append(wrong, capability+" (added)")
+		}
+	}
+	if len(wrong) > 0 {
+		diags.AddAttributeError(path.Root("cap_drop"), "Capabilities not applied by the engine", fmt.Sprintf(
+			"The engine created container %s without applying the configured capabilities: %s. A sandbox "+
+				"without them is not kept. Check the engine's configuration, or place this sandbox on another engine.",
+			engine.ShortID(c.ID), strings.Join(wrong, ", ")))
+	}
+	return diags
+}
