@@ -48,8 +48,9 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	facts, err := r.Client.Facts(ctx)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Engine limits not checked", fmt.Sprintf(
-			"The engine at %s did not say how much memory, how many CPUs and which runtimes it has (%v), so "+
-				"the plan could not check memory, cpus and runtime against them.", r.Client.Endpoint(), err))
+			"The engine at %s did not say how much memory, how many CPUs and which runtimes it has, or which "+
+				"limits it applies (%v), so the plan could not check memory, cpus, runtime and the limits against "+
+				"them. Create still checks that the engine applied what was asked.", r.Client.Endpoint(), err))
 		return
 	}
 	r.checkAgainstEngine(plan, facts, resp)
