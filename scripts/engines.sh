@@ -269,6 +269,17 @@ PY
 
 podman_env() { echo "DOCKER_HOST=unix://$podman_sock"; }
 
+# serve_podman NAME DIR CHECK COMMAND...: runs Podman's API service with
+# COMMAND in the background, its log and pid in DIR, and waits until CHECK
+# answers.
+serve_podman() {
+  local name="$1" dir="$2" check="$3"
+  shift 3
+  "$@" >"$dir/service.log" 2>&1 </dev/null &
+  echo $! >"$dir/service.pid"
+  wait_until 30 "$check" || { tail -n 20 "$dir/service.log" >&2; die "$name: the service did not answer"; }
+}
+
 podman_answers() { env $(podman_env) timeout 5 docker version; }
 
 start_podman() {
@@ -285,10 +296,8 @@ start_podman() {
   if podman_answers >/dev/null 2>&1; then say "podman: answering"; else
     stop_podman
     say "podman: starting the API service on unix://$podman_sock"
-    CONTAINERS_CONF="$d/containers.conf" setsid podman system service --time=0 "unix://$podman_sock" \
-      >"$d/service.log" 2>&1 </dev/null &
-    echo $! >"$d/service.pid"
-    wait_until 30 podman_answers || { tail -n 20 "$d/service.log" >&2; die "podman: the service did not answer"; }
+    serve_podman podman "$d" podman_answers \
+      env CONTAINERS_CONF="$d/containers.conf" setsid podman system service --time=0 "unix://$podman_sock"
   fi
   load_image $(podman_env)
   say "podman: answering, image loaded"
@@ -342,10 +351,8 @@ start_rootless() {
     # A pause process left from before would keep the old mounts.
     as_rootless podman system migrate >/dev/null 2>&1 || true
     say "rootless: starting the API service of $rootless_user on $(rootless_env | cut -d= -f2)"
-    as_rootless setsid podman system service --time=0 "unix://$dir/podman/podman.sock" \
-      >"$state/rootless/service.log" 2>&1 </dev/null &
-    echo $! >"$state/rootless/service.pid"
-    wait_until 30 rootless_answers || { tail -n 20 "$state/rootless/service.log" >&2; die "rootless: the service did not answer"; }
+    serve_podman rootless "$state/rootless" rootless_answers \
+      as_rootless setsid podman system service --time=0 "unix://$dir/podman/podman.sock"
   fi
   load_image $(rootless_env)
   say "rootless: answering, image loaded"
