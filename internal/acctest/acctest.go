@@ -84,12 +84,17 @@ func PreCheck(t *testing.T) {
 // engine and asking the engine at the end that every sandbox is gone.
 func Test(t *testing.T, steps []resource.TestStep) {
 	t.Helper()
-	resource.ParallelTest(t, resource.TestCase{
+	resource.ParallelTest(t, testCase(t, steps))
+}
+
+// testCase is the case every acceptance test runs.
+func testCase(t *testing.T, steps []resource.TestStep) resource.TestCase {
+	return resource.TestCase{
 		PreCheck:                 func() { PreCheck(t) },
 		ProtoV6ProviderFactories: ProtoV6ProviderFactories,
 		CheckDestroy:             CheckDestroyed(t),
 		Steps:                    steps,
-	})
+	}
 }
 
 // Config renders one sandbox_container "test" with the given name and

@@ -161,15 +161,11 @@ func LimitsApplied(t *testing.T, name, config string) bool {
 	}
 	// Not in parallel, so that the caller's test may go on with a Test of
 	// its own.
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { PreCheck(t) },
-		ProtoV6ProviderFactories: ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config:      config,
-			PlanOnly:    true,
-			ExpectError: Phrase("Limit the engine cannot apply"),
-		}},
-	})
+	resource.Test(t, testCase(t, []resource.TestStep{{
+		Config:      config,
+		PlanOnly:    true,
+		ExpectError: Phrase("Limit the engine cannot apply"),
+	}}))
 	ExpectNoContainers(t, name, "the refused plan")
 	return false
 }

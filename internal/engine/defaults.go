@@ -103,10 +103,11 @@ func (d Defaults) AskedTmpfs(observed map[string]string) map[string]string {
 	return out
 }
 
-// SameCapabilities reports whether h shows the capability set the
-// container was created with, when that was recorded.
-func (d Defaults) SameCapabilities(h *HostConfig) bool {
-	return d.HasCapabilities && slices.Equal(EffectiveCapabilities(h.CapAdd, h.CapDrop), d.Capabilities)
+// CreatedWith reports whether effective (EffectiveCapabilities of what
+// the engine shows) is the capability set the container was created with,
+// when that was recorded.
+func (d Defaults) CreatedWith(effective []string) bool {
+	return d.HasCapabilities && slices.Equal(effective, d.Capabilities)
 }
 
 // IsDefaultUlimit reports whether u is one the engine added by default.

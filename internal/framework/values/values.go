@@ -123,3 +123,19 @@ func RawNumber(v tftypes.Value) (float64, bool) {
 	f, _ := n.Float64()
 	return f, true
 }
+
+// RawStrings is the known elements of a raw set or list of strings.
+func RawStrings(v tftypes.Value) []string {
+	var list []tftypes.Value
+	if !v.IsKnown() || v.IsNull() || v.As(&list) != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range list {
+		var s string
+		if e.IsKnown() && e.As(&s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}

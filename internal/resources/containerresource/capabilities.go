@@ -144,8 +144,9 @@ func (p *capabilitiesModel) observe(h *engine.HostConfig, d engine.Defaults) {
 	// sandbox was created with, or, where that was not recorded, while
 	// they give the same set.
 	add, drop := engine.CapabilityNames(h.CapAdd), engine.CapabilityNames(h.CapDrop)
-	same := d.SameCapabilities(h) || slices.Equal(engine.EffectiveCapabilities(add, drop),
-		engine.EffectiveCapabilities(values.SetStrings(p.CapAdd), values.SetStrings(p.CapDrop)))
+	shown := engine.EffectiveCapabilities(add, drop)
+	same := d.CreatedWith(shown) ||
+		slices.Equal(shown, engine.EffectiveCapabilities(values.SetStrings(p.CapAdd), values.SetStrings(p.CapDrop)))
 	if p.CapAdd.IsUnknown() || p.CapDrop.IsUnknown() || !same {
 		p.CapAdd = values.KeepIfEqual(p.CapAdd, values.StringSetOrNull(add))
 		p.CapDrop = values.KeepIfEqual(p.CapDrop, values.StringSetOrNull(drop))

@@ -47,6 +47,14 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	c, observeDiags := r.observe(ctx, id, *m)
+	// Then what the engine was asked at create and may have ignored; an
+	// update checks the limits it changes itself (applyLimits).
+	for _, check := range []func(engine.Container) diag.Diagnostics{m.checkGranted, m.checkApplied} {
+		if observeDiags.HasError() {
+			break
+		}
+		observeDiags.Append(check(c)...)
+	}
 	if diags.Append(observeDiags...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}

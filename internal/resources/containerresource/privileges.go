@@ -250,7 +250,7 @@ func isSeccompPath(value string) bool { return strings.HasPrefix(value, "/") }
 // its own host, so a profile given inline cannot reach it; Docker takes the
 // profile's content, so a path means nothing to it.
 func checkSeccompForEngine(opts tftypes.Value, podman bool, endpoint string, resp *resource.ModifyPlanResponse) {
-	for _, opt := range knownStrings(opts) {
+	for _, opt := range values.RawStrings(opts) {
 		key, value, _ := splitSecurityOpt(opt)
 		switch {
 		case key != "seccomp" || value == "unconfined":
@@ -275,7 +275,7 @@ func checkSeccompForEngine(opts tftypes.Value, podman bool, endpoint string, res
 // Docker's: none at all, or Podman's stock profile, which lets a process
 // create user namespaces (Docker's refuses without CAP_SYS_ADMIN).
 func warnUserNamespaces(opts tftypes.Value, s engine.Seccomp, endpoint string, resp *resource.ModifyPlanResponse) {
-	for _, opt := range knownStrings(opts) {
+	for _, opt := range values.RawStrings(opts) {
 		if key, _, _ := splitSecurityOpt(opt); key == "seccomp" {
 			return
 		}
@@ -299,20 +299,4 @@ func warnUserNamespaces(opts tftypes.Value, s engine.Seccomp, endpoint string, r
 				"profile refuses without CAP_SYS_ADMIN: inside one, code gains root's powers over new "+
 				"namespaces and reaches more of the host's kernel. To close this, "+fix)
 	}
-}
-
-// knownStrings is the known elements of a raw set or list of strings.
-func knownStrings(v tftypes.Value) []string {
-	var list []tftypes.Value
-	if !v.IsKnown() || v.IsNull() || v.As(&list) != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range list {
-		var s string
-		if e.IsKnown() && e.As(&s) == nil {
-			out = append(out, s)
-		}
-	}
-	return out
 }

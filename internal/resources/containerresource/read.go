@@ -51,9 +51,8 @@ func (r *Resource) resolvePending(ctx context.Context, m *resourceModel) (bool, 
 }
 
 // observe inspects the container and checks that the engine shows what the
-// configuration asks for: no network when network_mode is "none", the
-// capabilities and limits asked for, and a running container when running
-// is true.
+// configuration asks for: no network when network_mode is "none", and a
+// running container when running is true.
 func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (engine.Container, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	c, err := r.Client.InspectContainer(ctx, id)
@@ -61,12 +60,6 @@ func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (
 		return c, append(diags, r.readFailed(id, err))
 	}
 	if diags.Append(want.checkIsolated(c)...); diags.HasError() {
-		return c, diags
-	}
-	if diags.Append(want.checkGranted(c)...); diags.HasError() {
-		return c, diags
-	}
-	if diags.Append(want.checkApplied(c)...); diags.HasError() {
 		return c, diags
 	}
 	if want.Running.ValueBool() && !engine.IsRunning(c) {
