@@ -119,3 +119,27 @@ func ErrText(err error) string {
 	}
 	return err.Error()
 }
+
+// StillRunning returns the command lines of a sandbox's running processes
+// that contain any of words, as the engine lists them from the host (never
+// by running anything inside the sandbox, whose programs a test may have
+// replaced). A sandbox that is gone or stopped runs nothing.
+func StillRunning(ctx context.Context, t *testing.T, idOrName string, words ...string) ([]string, error) {
+	procs, err := Engine(t).Processes(ctx, idOrName)
+	if engine.IsNotFound(err) || engine.IsConflict(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, p := range procs {
+		for _, w := range words {
+			if !p.Zombie && strings.Contains(p.Command, w) {
+				found = append(found, p.Command)
+				break
+			}
+		}
+	}
+	return found, nil
+}

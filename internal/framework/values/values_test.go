@@ -44,3 +44,12 @@ func TestEmptyIsNull(t *testing.T) {
 		t.Error("Int64OrNull: zero and negative are null, positive is kept")
 	}
 }
+
+func TestSecretsRedactEveryOccurrenceLongestFirst(t *testing.T) {
+	var s Secrets
+	s.Add("abc", "token-1234", "1234", "")
+	got := s.Redact("sent token-1234, then 1234 and abc")
+	if want := "sent (sensitive value), then (sensitive value) and abc"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+}

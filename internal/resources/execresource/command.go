@@ -26,6 +26,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/timeouts"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // The command: what runs, as whom, where, for how long, and which exit
@@ -50,7 +51,8 @@ func commandAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"command": schema.ListAttribute{
 			MarkdownDescription: "Program and arguments, run without a shell (for one, use `[\"sh\", \"-c\", " +
-				"\"...\"]`). " + rerun,
+				"\"...\"]`). Errors and logs name the program only, and never show the arguments or the values " +
+				"of `env`, which may hold secrets. " + rerun,
 			ElementType:   types.StringType,
 			Required:      true,
 			Validators:    []validator.List{listvalidator.SizeAtLeast(1)},
@@ -81,8 +83,9 @@ func commandAttributes() map[string]schema.Attribute {
 		},
 		"timeout": schema.StringAttribute{
 			MarkdownDescription: "How long the command may run, as a duration such as `\"30s\"` (default `\"" +
-				timeouts.Short(defaultTimeout) + "\"`). A command still running then is killed inside the " +
-				"sandbox, with its children, and the apply fails. Changing it updates the state only.",
+				timeouts.Short(defaultTimeout) + "\"`). A command still running then is stopped with all its " +
+				"processes, and the apply fails; when any outlives a kill inside the sandbox, the sandbox is " +
+				"restarted (see the interruptions guide). Changing it updates the state only.",
 			Optional:   true,
 			Computed:   true,
 			Default:    stringdefault.StaticString(timeouts.Short(defaultTimeout)),
@@ -116,6 +119,21 @@ func (c commandModel) spec(ctx context.Context) (engine.ExecSpec, time.Duration,
 		diags.AddError("Invalid timeout", fmt.Sprintf("timeout %q is not a duration: %v", c.Timeout.ValueString(), err))
 	}
 	return spec, timeout, diags
+}
+
+// secrets are the values no message may show: those of env, which is
+// sensitive, and the command's arguments, any of which may be.
+func (c commandModel) secrets(ctx context.Context) values.Secrets {
+	var secrets values.Secrets
+	var env map[string]string
+	_ = c.Env.ElementsAs(ctx, &env, false)
+	secrets.Add(slices.Collect(maps.Values(env))...)
+	var cmd []string
+	_ = c.Command.ElementsAs(ctx, &cmd, false)
+	if len(cmd) > 1 {
+		secrets.Add(cmd[1:]...)
+	}
+	return secrets
 }
 
 // succeeded reports whether code is one of the success exit codes.

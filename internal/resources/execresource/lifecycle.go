@@ -59,23 +59,24 @@ func (r *Resource) run(ctx context.Context, m *resourceModel) diag.Diagnostics {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := r.Client.RunExec(runCtx, id, spec)
+	secrets := m.secrets(ctx)
 	var interrupted *engine.ExecInterruptedError
 	switch {
 	case errors.As(err, &interrupted) && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		diags.AddAttributeError(path.Root("timeout"), "Command timed out", fmt.Sprintf(
+		diags.AddAttributeError(path.Root("timeout"), "Command timed out", secrets.Redact(fmt.Sprintf(
 			"%s in sandbox %s ran longer than its timeout (%s): %v. Raise timeout, or make the command "+
-				"finish sooner.", quote(spec.Command), engine.ShortID(id), timeout, err))
+				"finish sooner.", program(spec.Command), engine.ShortID(id), timeout, err)))
 		return diags
 	case err != nil:
-		diags.AddError("Cannot run command", fmt.Sprintf("Running %s in sandbox %s on the Docker engine at %s "+
-			"failed: %v", quote(spec.Command), engine.ShortID(id), r.Client.Endpoint(), err))
+		diags.AddError("Cannot run command", secrets.Redact(fmt.Sprintf("Running %s in sandbox %s on the "+
+			"Docker engine at %s failed: %v", program(spec.Command), engine.ShortID(id), r.Client.Endpoint(), err)))
 		return diags
 	}
 	if ok, codes := m.succeeded(ctx, res.ExitCode); !ok {
-		diags.AddError("Command failed", fmt.Sprintf("%s in sandbox %s exited %d, which is not among "+
-			"success_exit_codes %v.%s%s", quote(spec.Command), engine.ShortID(id), res.ExitCode, codes,
+		diags.AddError("Command failed", secrets.Redact(fmt.Sprintf("%s in sandbox %s exited %d, which is not "+
+			"among success_exit_codes %v.%s%s", program(spec.Command), engine.ShortID(id), res.ExitCode, codes,
 			tail("standard error", res.StderrTail, m.SensitiveOutput.ValueBool()),
-			tail("standard output", res.StdoutTail, m.SensitiveOutput.ValueBool())))
+			tail("standard output", res.StdoutTail, m.SensitiveOutput.ValueBool()))))
 		return diags
 	}
 	m.ID = types.StringValue(res.ID)

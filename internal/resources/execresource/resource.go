@@ -83,9 +83,11 @@ func (r *Resource) UpgradeState(_ context.Context) map[int64]resource.StateUpgra
 	return stateUpgraders()
 }
 
-// quote prints a command as a list, the way it was configured.
-func quote(cmd []string) string {
-	return fmt.Sprintf("%q", cmd)
+// program names a command in messages by its program alone: its arguments
+// may hold secrets, which the provider cannot tell from the rest (Terraform
+// does not say which values it holds as sensitive).
+func program(cmd []string) string {
+	return fmt.Sprintf("The command %q (its arguments are not shown)", cmd[0])
 }
 
 // tail is the end of a stream for an error message, or a note that it is

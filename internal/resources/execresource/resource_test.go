@@ -144,14 +144,14 @@ func TestAccExec_failuresAndTimeouts(t *testing.T) {
 	}, {
 		Config: config(name, "", `  command = ["sh", "-c", "sleep 300 & sleep 301"]
   timeout = "2s"`),
-		ExpectError: regexp.MustCompile(`(?s)Command timed out.*longer\s+than\s+its\s+timeout\s+\(2s\).*its\s+processes\s+inside\s+were\s+killed`),
+		ExpectError: regexp.MustCompile(`(?s)Command timed out.*longer\s+than\s+its\s+timeout\s+\(2s\).*its\s+processes\s+were\s+killed,\s+and\s+the\s+engine\s+lists\s+none\s+of\s+them\s+left`),
 	}, {
 		Config: acctest.Config(name, "  network_mode = \"none\"\n"),
 		ConfigStateChecks: []statecheck.StateCheck{
 			acctest.ExpectInside(t, "sandbox_container.test", func(ctx context.Context, id string) error {
-				out, err := acctest.ExecOK(ctx, t, id, "ps")
-				if err != nil || strings.Contains(out, "sleep 30") {
-					return fmt.Errorf("the timed-out command still runs (%s):\n%s", acctest.ErrText(err), out)
+				left, err := acctest.StillRunning(ctx, t, id, "sleep 30")
+				if err != nil || len(left) > 0 {
+					return fmt.Errorf("the timed-out command still runs (%s): %q", acctest.ErrText(err), left)
 				}
 				return nil
 			}),
@@ -235,9 +235,9 @@ func TestAccExec_ctrlCKillsTheCommand(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the interrupted apply succeeded:\n%s", out)
 	}
-	ps, err := acctest.ExecOK(context.Background(), t, name, "ps")
-	if err != nil || strings.Contains(ps, "sleep 30") {
-		t.Fatalf("the interrupted command still runs (%s):\n%s\napply said:\n%s", acctest.ErrText(err), ps, out)
+	left, err := acctest.StillRunning(context.Background(), t, name, "sleep 30")
+	if err != nil || len(left) > 0 {
+		t.Fatalf("the interrupted command still runs (%s): %q\napply said:\n%s", acctest.ErrText(err), left, out)
 	}
 	// Not recorded, so the next apply runs it again.
 	if state := tf.Exact("state", "list"); strings.Contains(state, "sandbox_exec.test") {
