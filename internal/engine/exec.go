@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/docker/docker/api/types"
@@ -223,8 +224,9 @@ func (c *Client) stopExec(ctx context.Context, id, user, marker string, before [
 		return c.restartToStop(ctx, id, nil, fmt.Sprintf("the engine did not list the sandbox's processes (%v)", err))
 	}
 	// What the kill inside ran is suspect too: all that started meanwhile,
-	// when the engine did not say which it was.
-	if killer > 0 {
+	// when the engine did not say which it was, or lists processes by the
+	// container's own IDs, not by the host's that an exec's ID is.
+	if killer > 0 && !slices.ContainsFunc(now, func(p Process) bool { return p.OwnIDs }) {
 		suspects[killer] = true
 	} else if killer < 0 {
 		maps.Copy(suspects, startedSince(ranBefore, now))

@@ -12,9 +12,12 @@ import (
 )
 
 // Process is one process of a running container, as the engine sees it
-// from the host: PID and PPID are host process IDs.
+// from the host: PID and PPID are host process IDs, or the container's own
+// where the engine cannot tell the host's (rootless Podman).
 type Process struct {
 	PID, PPID int
+	// OwnIDs says PID and PPID are the container's own.
+	OwnIDs bool
 	// Zombie says it has exited and waits for its parent to reap it: it
 	// runs nothing.
 	Zombie  bool
@@ -82,7 +85,10 @@ func parseTop(top container.TopResponse, podman bool) ([]Process, error) {
 		}
 		p := Process{PID: pid, PPID: ppid, Zombie: strings.HasPrefix(row[len(row)-2], "Z"),
 			Command: row[len(row)-1]}
-		if podman {
+		if podman && row[2] == "?" {
+			// Rootless Podman cannot map the container's IDs to the host's.
+			p.OwnIDs = true
+		} else if podman {
 			host, err := strconv.Atoi(row[2])
 			if err != nil {
 				return nil, fmt.Errorf("the engine listed a process with a malformed host ID: %w", err)
@@ -91,8 +97,8 @@ func parseTop(top container.TopResponse, podman bool) ([]Process, error) {
 		}
 		procs = append(procs, p)
 	}
-	if podman {
-		for i := range procs {
+	for i := range procs {
+		if podman && !procs[i].OwnIDs {
 			procs[i].PPID = hostPID[procs[i].PPID]
 		}
 	}

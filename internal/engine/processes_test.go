@@ -79,3 +79,15 @@ func TestSuspectsOfAnInterruptedCommand(t *testing.T) {
 		t.Errorf("descendants of a cycle = %+v", got)
 	}
 }
+
+// Rootless Podman cannot tell the host's IDs: the container's own stand.
+func TestParseTopRootlessPodman(t *testing.T) {
+	top := container.TopResponse{Titles: []string{"PID", "PPID", "HPID", "STATE", "COMMAND"}, Processes: [][]string{
+		{"1", "0", "?", "S", "sleep 1000"}, {"6", "1", "?", "S", "sleep 998"},
+	}}
+	got, err := parseTop(top, true)
+	want := []Process{{PID: 1, OwnIDs: true, Command: "sleep 1000"}, {PID: 6, PPID: 1, OwnIDs: true, Command: "sleep 998"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("parseTop = %+v, %v; want %+v", got, err, want)
+	}
+}
