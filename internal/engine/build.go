@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,6 +61,12 @@ const buildTailLines = 20
 func (c *Client) BuildImage(ctx context.Context, spec BuildSpec, logf func(line string)) (string, error) {
 	inFlight.Add(1)
 	defer inFlight.Add(-1)
+	// The build token proves the provider built the image (provenance.go).
+	spec.Labels = maps.Clone(spec.Labels)
+	if spec.Labels == nil {
+		spec.Labels = map[string]string{}
+	}
+	spec.Labels[LabelBuildToken] = NewCreateToken()
 	resp, err := c.api.ImageBuild(ctx, spec.Context, buildOptions(spec))
 	if err != nil {
 		return "", err

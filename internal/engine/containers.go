@@ -170,18 +170,25 @@ func (c *Client) UpdateLimits(ctx context.Context, id string, l Limits) error {
 	})
 }
 
-// ContainersLabelled returns the IDs of the containers, running or not,
-// that carry the label key=value.
-func (c *Client) ContainersLabelled(ctx context.Context, key, value string) ([]string, error) {
+// ContainersCreatedWith returns the IDs of the containers, running or not,
+// that the provider created with the create token (those that inherited
+// it from an image they were run from are not: provenance.go).
+func (c *Client) ContainersCreatedWith(ctx context.Context, token string) ([]string, error) {
 	var ids []string
 	err := c.within(ctx, "the request to list containers", QuickCallTimeout, func(ctx context.Context) error {
 		list, err := c.api.ContainerList(ctx, container.ListOptions{
-			All: true, Filters: filters.NewArgs(filters.Arg("label", key+"="+value)),
+			All: true, Filters: filters.NewArgs(filters.Arg("label", LabelCreateToken+"="+token)),
 		})
+		if err != nil {
+			return err
+		}
+		if list, err = c.createdByProvider(ctx, list); err != nil {
+			return err
+		}
 		for _, s := range list {
 			ids = append(ids, s.ID)
 		}
-		return err
+		return nil
 	})
 	return ids, err
 }
@@ -250,7 +257,7 @@ func (c *Client) RenameContainer(ctx context.Context, id, name string) error {
 // IsRunning reports whether the engine shows the container running and not
 // paused.
 func IsRunning(c Container) bool {
-	return c.ContainerJSONBase != nil && c.State != nil && c.State.Running && !c.State.Paused
+	return c.ContainerJSONBase != nil && c.State != nil && c.State.Running && !c.State.Paused && !Restarting(c)
 }
 
 // ulimitName is a ulimit's name as Docker spells it: Podman reports
@@ -281,7 +288,7 @@ func (c *Client) UpdateRestartPolicy(ctx context.Context, id, policy string) err
 }
 
 // ManagedContainers returns the IDs of the containers, running or not,
-// that this provider's ownership label marks as its own and that carry
+// that this provider created (provenance.go) and that carry
 // every label in labels, in one list call filtered by the engine. With
 // namePrefix, only those whose name starts with it.
 func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error) {
@@ -296,13 +303,18 @@ func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string
 	var ids []string
 	err := c.within(ctx, "the request to list containers", QuickCallTimeout, func(ctx context.Context) error {
 		list, err := c.api.ContainerList(ctx, container.ListOptions{All: true, Filters: args})
-		for _, s := range list {
-			if !ManagedBy(s.Labels) || !hasPrefixName(s.Names, namePrefix) {
-				continue
-			}
-			ids = append(ids, s.ID)
+		if err != nil {
+			return err
 		}
-		return err
+		if list, err = c.createdByProvider(ctx, list); err != nil {
+			return err
+		}
+		for _, s := range list {
+			if hasPrefixName(s.Names, namePrefix) {
+				ids = append(ids, s.ID)
+			}
+		}
+		return nil
 	})
 	return ids, err
 }

@@ -114,6 +114,15 @@ func RawString(v tftypes.Value) string {
 	return s
 }
 
+// RawBool is a known bool's value from a raw terraform value, else false.
+func RawBool(v tftypes.Value) bool {
+	var b bool
+	if !v.IsKnown() || v.IsNull() || v.As(&b) != nil {
+		return false
+	}
+	return b
+}
+
 // RawNumber is a known number's value from a raw terraform value.
 func RawNumber(v tftypes.Value) (float64, bool) {
 	var n big.Float

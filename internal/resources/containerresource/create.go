@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // The engine work behind Create. Whatever a failed create leaves is removed
@@ -45,6 +47,11 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	if diags.Append(r.writeAndStart(ctx, id, files, m.Running.ValueBool())...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
+	}
+	if m.Running.ValueBool() && !m.runsKeepAlive() {
+		if diags.Append(r.checkStaysUp(ctx, id, m.createSecrets(ctx, secretEnv))...); diags.HasError() {
+			return added, append(diags, r.undoCreate(ctx, m, token)...)
+		}
 	}
 	c, observeDiags := r.observe(ctx, id, *m)
 	// Then what the engine was asked at create and may have ignored; an
@@ -84,7 +91,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerSpec, files []engine.File, token string) diag.Diagnostics {
 	if stale, err := r.Client.ImagesLabelled(ctx, labelDerivedFor, spec.Name); err == nil {
 		for _, id := range stale {
-			_ = r.Client.RemoveImage(ctx, id)
+			_ = r.removeIfDerived(ctx, id) // best effort: the create goes on
 		}
 	}
 	derived, err := r.Client.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
@@ -142,6 +149,26 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 			r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))}
 	}
 	return nil
+}
+
+// checkStaysUp waits settleTime after the start of a sandbox that runs the
+// user's command, then checks that its main process is still up and was
+// not restarted meanwhile (stayup.go).
+func (r *Resource) checkStaysUp(ctx context.Context, id string, secrets values.Secrets) diag.Diagnostics {
+	select {
+	case <-ctx.Done():
+		return nil // the create's own checks report it
+	case <-time.After(settleTime):
+	}
+	c, err := r.Client.InspectContainer(ctx, id)
+	if err != nil {
+		return diag.Diagnostics{r.readFailed(id, err)}
+	}
+	if engine.IsRunning(c) && engine.Restarts(c) == 0 {
+		return nil
+	}
+	log, _ := r.Client.LastLogLines(ctx, id, 10)
+	return diag.Diagnostics{doesNotStayUpDiagnostic(c, log, secrets)}
 }
 
 // undoCreate removes what a failed create with token may have left, within

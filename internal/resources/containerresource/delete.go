@@ -53,8 +53,11 @@ func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag
 	if engine.IsNotFound(err) {
 		return diags
 	}
-	if err == nil && img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels) {
-		err = r.Client.RemoveImage(ctx, id)
+	if err == nil && isDerived(img) {
+		var built bool
+		if built, err = r.Client.BuiltByProvider(ctx, img); built {
+			err = r.Client.RemoveImage(ctx, id)
+		}
 	}
 	if err != nil && !engine.IsNotFound(err) {
 		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
@@ -68,7 +71,7 @@ func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag
 // removeByToken removes every container, and image, that carries the
 // create token.
 func (r *Resource) removeByToken(ctx context.Context, token string) error {
-	ids, err := r.Client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
+	ids, err := r.Client.ContainersCreatedWith(ctx, token)
 	if err != nil {
 		return err
 	}
@@ -78,14 +81,42 @@ func (r *Resource) removeByToken(ctx context.Context, token string) error {
 		}
 	}
 	// An image derived for the files of a read-only sandbox (files.go).
-	images, err := r.Client.ImagesLabelled(ctx, engine.LabelCreateToken, token)
+	images, err := r.Client.ImagesLabelled(ctx, labelDerivedToken, token)
 	if err != nil {
 		return err
 	}
 	for _, id := range images {
-		if err := r.Client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) {
+		if err := r.removeIfDerived(ctx, id); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// removeIfDerived removes an image that the provider derived for a
+// sandbox's files, and no other: a `docker commit` of the sandbox, or an
+// image built FROM the derived one, carries the same labels, and stays
+// (engine.BuiltByProvider). One that is gone, or that a container still
+// uses, is left.
+func (r *Resource) removeIfDerived(ctx context.Context, id string) error {
+	img, err := r.Client.InspectImage(ctx, id)
+	if engine.IsNotFound(err) || (err == nil && !isDerived(img)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if built, err := r.Client.BuiltByProvider(ctx, img); err != nil || !built {
+		return err
+	}
+	if err := r.Client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) && !engine.IsConflict(err) {
+		return err
+	}
+	return nil
+}
+
+// isDerived reports whether an image's labels say it holds a sandbox's
+// files; only BuiltByProvider proves it.
+func isDerived(img engine.Image) bool {
+	return img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels)
 }

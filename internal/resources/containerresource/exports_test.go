@@ -65,7 +65,7 @@ func (r *legacyResourceV0) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	found, diags := r.refresh(ctx, &m, defaults)
+	found, diags := r.refresh(ctx, &m, defaults, &mainProcess{})
 	resp.Diagnostics.Append(diags...)
 	switch {
 	case resp.Diagnostics.HasError():

@@ -249,13 +249,19 @@ const labelDerivedFiles = engine.LabelPrefix + "derived-files"
 // labelDerivedFor names the sandbox a derived image was made for.
 const labelDerivedFor = engine.LabelPrefix + "derived-for"
 
+// labelDerivedToken carries, on a derived image, the create token of the
+// create that made it. It is not the create token's own label, which is
+// the container's alone: the sandbox runs from this image, and a label it
+// inherits proves nothing (engine.CreatedByProvider).
+const labelDerivedToken = engine.LabelPrefix + "derived-token"
+
 // derivedImageLabels are the labels of the image derived for the files of
 // the read-only sandbox named name that the create with token makes: the
 // provider's ownership, the token, so that a create cut off leaves
 // nothing, and the sandbox's name.
 func derivedImageLabels(name, token string) map[string]string {
 	labels := engine.OwnershipLabels(resourceType)
-	labels[engine.LabelCreateToken] = token
+	labels[labelDerivedToken] = token
 	labels[labelDerivedFiles] = "true"
 	labels[labelDerivedFor] = name
 	return labels

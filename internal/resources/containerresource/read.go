@@ -2,6 +2,7 @@ package containerresource
 
 import (
 	"context"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -14,8 +15,11 @@ import (
 
 // refresh updates m from the engine and reports whether the container
 // exists. When the state asks for isolation, network_mode records what the
-// engine really shows, so weaker isolation plans a replacement.
-func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defaults) (bool, diag.Diagnostics) {
+// engine really shows, so weaker isolation plans a replacement. seen is
+// what the last look saw of the main process, updated here: a main process
+// the engine restarted since is looked at again (stayup.go), and one that
+// restarts in a loop reads as not running.
+func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defaults, seen *mainProcess) (bool, diag.Diagnostics) {
 	found, diags := r.resolvePending(ctx, m)
 	if !found || diags.HasError() {
 		return false, diags
@@ -27,7 +31,20 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defau
 	if err != nil {
 		return false, append(diags, r.readFailed(m.ID.ValueString(), err))
 	}
+	looping := engine.Restarting(c)
+	if !looping && engine.Restarts(c) > seen.Restarts && ctx.Err() == nil {
+		time.Sleep(settleTime)
+		again, err := r.Client.InspectContainer(ctx, m.ID.ValueString())
+		if err == nil {
+			looping = loops(c, again)
+			c = again
+		}
+	}
+	*seen = observedMainProcess(c, looping)
 	m.setObserved(ctx, c, d)
+	if looping {
+		m.Running = types.BoolValue(false)
+	}
 	return true, m.refreshIsolation(c, m.Name.ValueString())
 }
 
@@ -39,7 +56,7 @@ func (r *Resource) resolvePending(ctx context.Context, m *resourceModel) (bool, 
 	if !pending {
 		return true, nil
 	}
-	ids, err := r.Client.ContainersLabelled(ctx, engine.LabelCreateToken, token)
+	ids, err := r.Client.ContainersCreatedWith(ctx, token)
 	if err != nil {
 		return false, diag.Diagnostics{r.readFailed(m.ID.ValueString(), err)}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 var (
@@ -88,6 +89,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	// it, and the next apply replaces what the cut-off create left.
 	plan.settleUnknowns()
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
+	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, mainProcess{})...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
@@ -103,7 +105,11 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	found, diags := r.refresh(ctx, &state, defaults)
+	seen, diags := readMainProcess(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	found, diags := r.refresh(ctx, &state, defaults, &seen)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -111,6 +117,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -215,6 +222,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	planNetworks(ctx, plan, state, resp)
 	r.planAroundEngine(ctx, plan, state, resp)
+	planLoopingReplacement(ctx, req, resp, values.RawBool(plan["running"]))
 	if plan["files"].IsNull() && (state == nil || state["files"].IsNull()) {
 		return
 	}

@@ -92,14 +92,24 @@ func (r *Resource) checkNameFree(ctx context.Context, name string) diag.Diagnost
 		return diag.NewErrorDiagnostic("Cannot build image", fmt.Sprintf(
 			"Inspecting %s on the Docker engine at %s failed: %s", name, r.Client.Endpoint(), engine.Brief(err)))
 	}
-	if img.Config != nil && engine.ManagedBy(img.Config.Labels) {
+	built, err := r.Client.BuiltByProvider(ctx, img)
+	switch {
+	case err != nil:
+		return diag.NewErrorDiagnostic("Cannot build image", fmt.Sprintf(
+			"Reading the history of %s on the Docker engine at %s failed: %s", name, r.Client.Endpoint(), engine.Brief(err)))
+	case built:
 		return nil
 	}
+	inherited := ""
+	if img.Config != nil && engine.ManagedBy(img.Config.Labels) {
+		inherited = " (it carries this provider's labels, inherited from an image the provider built: it was " +
+			"built FROM one, or committed from a sandbox)"
+	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("name"), "Name tags another image", fmt.Sprintf(
-		"%s already names image %s on the Docker engine at %s, which this provider did not build; building "+
+		"%s already names image %s on the Docker engine at %s, which this provider did not build%s; building "+
 			"would move the tag away from it. Choose another name, or remove the tag by hand "+
 			"(docker -H %s rmi %s) if that image is no longer wanted.",
-		name, engine.ShortID(img.ID), r.Client.Endpoint(), r.Client.Endpoint(), name))
+		name, engine.ShortID(img.ID), r.Client.Endpoint(), inherited, r.Client.Endpoint(), name))
 }
 
 // remove removes the image this resource built. When other tags name it
@@ -158,7 +168,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 
 // inUse says that containers (users, when known) still use the image.
 func (r *Resource) inUse(name, id string, users []string) diag.Diagnostic {
-	who := "a container"
+	who := "a container, or is the parent of another image (built FROM it, or committed from a container of it)"
 	if len(users) > 0 {
 		who = "the containers " + strings.Join(users, ", ")
 	}

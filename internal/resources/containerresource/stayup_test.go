@@ -1,0 +1,89 @@
+package containerresource_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// A sandbox whose command exits at once fails its create, whatever the
+// restart policy makes the engine report, with the exit code and the end
+// of its log, secrets redacted; nothing is left on the engine.
+func TestAccContainer_exitingCommandFailsCreate(t *testing.T) {
+	const secret = "s3cr3t-8f2a61"
+	name := acctest.Name(t)
+	for _, restart := range []string{"unless-stopped", "no"} {
+		tf := acctest.NewCLI(t, acctest.Config(name, `
+  network_mode   = "none"
+  restart        = "`+restart+`"
+  command        = ["sh", "-c", "echo \"starting with $TOKEN\"; echo 'no config found' >&2; exit 7"]
+  env_wo         = { TOKEN = "`+secret+`" }
+  env_wo_version = 1
+`))
+		out, err := tf.Start("apply", "-auto-approve").Wait(2 * time.Minute)
+		if err == nil {
+			tf.Run("destroy", "-auto-approve")
+			t.Fatalf("restart = %q: the apply of a sandbox whose command exits at once succeeded:\n%s", restart, out)
+		}
+		flat := acctest.Flatten(out)
+		for _, want := range []string{"Sandbox does not stay up", "does not stay up", "no config found",
+			"starting with (sensitive value)", "The container was removed"} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("restart = %q: the error does not say %q:\n%s", restart, want, out)
+			}
+		}
+		if restart == "no" && !strings.Contains(flat, "exited with code 7") {
+			t.Errorf("restart = %q: the error does not give the exit code:\n%s", restart, out)
+		}
+		if strings.Contains(out, secret) {
+			t.Errorf("restart = %q: the error shows the secret:\n%s", restart, out)
+		}
+		acctest.ExpectNoContainers(t, name, "the failed create")
+	}
+}
+
+// A sandbox whose main process starts exiting in a loop after apply (the
+// engine restarts it, and Docker still calls it running) is drift: the
+// plan replaces it and says why, and apply brings back one that stays up.
+func TestAccContainer_crashLoopIsDrift(t *testing.T) {
+	name := acctest.Name(t)
+	tf := acctest.NewCLI(t, acctest.Config(name, `
+  network_mode = "none"
+  command      = ["sh", "-c", "while [ ! -e /tmp/crash ]; do sleep 0.2; done; exit 5"]
+`))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+	first := acctest.Inspect(t, name)
+	if plan := tf.Run("plan", "-detailed-exitcode"); !strings.Contains(plan, "No changes") {
+		t.Fatalf("a sandbox that stays up plans changes:\n%s", plan)
+	}
+
+	// Out of band, the main process starts to exit at every start.
+	if _, err := acctest.ExecOK(context.Background(), t, name, "touch", "/tmp/crash"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	plan := acctest.Flatten(tf.Run("plan"))
+	for _, want := range []string{"Sandbox keeps exiting", "the engine restarts it in a loop",
+		"sandbox_container.test must be replaced", "Plan: 1 to add, 0 to change, 1 to destroy"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("the plan of a crash-looping sandbox does not say %q:\n%s", want, plan)
+		}
+	}
+	tf.Run("apply", "-auto-approve")
+	second := acctest.Inspect(t, name)
+	if second.ID == first.ID || !engine.IsRunning(second) || engine.Restarts(second) != 0 {
+		t.Errorf("apply did not bring back a sandbox that stays up: %s (was %s), running %v, %d restarts",
+			engine.ShortID(second.ID), engine.ShortID(first.ID), engine.IsRunning(second), engine.Restarts(second))
+	}
+	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
+		t.Errorf("the repaired sandbox plans changes:\n%s", plan)
+	}
+	if err := acctest.OnlyLoopbackInside(context.Background(), t, second.ID); err != nil {
+		t.Error(err)
+	}
+}
