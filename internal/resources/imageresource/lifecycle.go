@@ -52,13 +52,15 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 				"planned or nothing. Plan and apply again.", dir, want, sum))
 		return diags
 	}
-	if d := r.checkNameFree(ctx, name); d != nil {
+	owner := m.owner()
+	if d := r.checkNameFree(ctx, name, owner); d != nil {
 		return append(diags, d)
 	}
 
 	labels := m.inputs().labels
 	maps.Copy(labels, engine.OwnershipLabels(resourceType))
 	labels[labelContextDigest] = sum
+	labels[labelOwner] = owner
 	tarball, w := io.Pipe()
 	go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
 	defer func() { _ = tarball.Close() }()
@@ -81,24 +83,18 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	return diags
 }
 
-// checkNameFree refuses a name that tags an image this provider did not
-// build: the build would move that tag away from it.
-func (r *Resource) checkNameFree(ctx context.Context, name string) diag.Diagnostic {
-	img, err := r.Client.InspectImage(ctx, name)
-	if engine.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return diag.NewErrorDiagnostic("Cannot build image", fmt.Sprintf(
-			"Inspecting %s on the Docker engine at %s failed: %s", name, r.Client.Endpoint(), engine.Brief(err)))
-	}
-	built, err := r.Client.BuiltByProvider(ctx, img)
+// checkNameFree refuses a name that tags an image this resource did not
+// build: the build would move that tag away from it (owner.go).
+func (r *Resource) checkNameFree(ctx context.Context, name, owner string) diag.Diagnostic {
+	holder, img, err := r.nameHolder(ctx, name, owner)
 	switch {
 	case err != nil:
 		return diag.NewErrorDiagnostic("Cannot build image", fmt.Sprintf(
-			"Reading the history of %s on the Docker engine at %s failed: %s", name, r.Client.Endpoint(), engine.Brief(err)))
-	case built:
+			"Inspecting %s on the Docker engine at %s failed: %s", name, r.Client.Endpoint(), engine.Brief(err)))
+	case holder == holdsNothing || holder == ownImage:
 		return nil
+	case holder == othersImage:
+		return r.othersNameDiagnostic(name, img)
 	}
 	inherited := ""
 	if img.Config != nil && engine.ManagedBy(img.Config.Labels) {
@@ -217,10 +213,14 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 	return true, diags
 }
 
-// retag makes the image's name name it again.
+// retag makes the image's name name it again, unless another
+// sandbox_image's image holds the name now (owner.go).
 func (r *Resource) retag(ctx context.Context, m resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
+	if holder, img, err := r.nameHolder(ctx, name, m.owner()); err == nil && holder == othersImage {
+		return append(diags, r.othersNameDiagnostic(name, img))
+	}
 	if err := r.Client.TagImage(ctx, id, name); err != nil {
 		diags.AddError("Cannot tag image", fmt.Sprintf("Tagging image %s as %s on the Docker engine at %s failed: %s",
 			engine.ShortID(id), name, r.Client.Endpoint(), engine.Brief(err)))

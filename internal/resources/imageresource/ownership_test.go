@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
@@ -15,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // buildByHand builds, as a user would with docker build, an image FROM
@@ -72,6 +76,12 @@ func TestAccImage_inheritedLabelsDoNotMakeATagOurs(t *testing.T) {
 		Config: base,
 		Check: func(*terraform.State) error {
 			img, err := api.ImageInspect(context.Background(), handTag)
+			for try := 0; err != nil && !engine.IsNotFound(err) && try < 5; try++ {
+				// Podman's inspect fails now and then while another test
+				// removes an image ("reading image ...").
+				time.Sleep(time.Second)
+				img, err = api.ImageInspect(context.Background(), handTag)
+			}
 			if err != nil {
 				return fmt.Errorf("the image built by hand lost its tag %s: %w", handTag, err)
 			}
@@ -83,4 +93,57 @@ func TestAccImage_inheritedLabelsDoNotMakeATagOurs(t *testing.T) {
 			return err
 		},
 	}})
+}
+
+// Two configurations cannot share one image name: the second is refused
+// with the first's image, and the first keeps its tag. A rebuild is of the
+// same configuration, so it still moves its own name off its kept image.
+func TestAccImage_twoConfigurationsCannotShareAName(t *testing.T) {
+	name := acctest.ImageName(t)
+	dir := buildContext(t, name, "", map[string]string{"a.txt": "1"})
+	// The second configuration builds the same files from its own copy.
+	otherDir := buildContext(t, name, "", map[string]string{"a.txt": "1"})
+	configOf := func(dir string) string {
+		return fmt.Sprintf(`resource "sandbox_image" "test" {
+  name            = "%s:1"
+  context         = %q
+  keep_on_destroy = true
+}
+`, name, dir)
+	}
+	config := configOf(dir)
+	api := acctest.Docker(t)
+	var owned []string
+	t.Cleanup(func() {
+		for _, id := range append(acctest.ImagesNamed(t, name), owned...) {
+			_, _ = api.ImageRemove(context.Background(), id, image.RemoveOptions{Force: true})
+		}
+	})
+	first := acctest.NewCLI(t, config)
+	t.Cleanup(func() { first.Run("destroy", "-auto-approve") })
+	first.Run("apply", "-auto-approve")
+	owned = acctest.ImagesNamed(t, name+":1")
+
+	second := acctest.NewCLI(t, configOf(otherDir))
+	out, err := second.Start("apply", "-auto-approve").Wait(2 * time.Minute)
+	if err == nil {
+		second.Run("destroy", "-auto-approve")
+		t.Fatalf("a second configuration took the name of the first's image:\n%s", out)
+	}
+	if want := "Name owned by another sandbox_image"; !strings.Contains(acctest.Flatten(out), want) {
+		t.Errorf("the second apply does not say %q:\n%s", want, out)
+	}
+	if now := acctest.ImagesNamed(t, name+":1"); len(now) != 1 || len(owned) != 1 || now[0] != owned[0] {
+		t.Errorf("the name moved: it named %v, now %v", owned, now)
+	}
+	if plan := first.Run("plan"); !strings.Contains(plan, "No changes") {
+		t.Errorf("the first configuration plans changes after the second was refused:\n%s", plan)
+	}
+
+	// A rebuild of the first (its old image kept) moves its own name.
+	acctest.Write(t, filepath.Join(dir, "a.txt"), "2")
+	first.Run("apply", "-auto-approve")
+	if now := acctest.ImagesNamed(t, name+":1"); len(now) != 1 || now[0] == owned[0] {
+		t.Errorf("the rebuild did not move the name off the kept image: it names %v (was %v)", now, owned)
+	}
 }

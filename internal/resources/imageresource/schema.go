@@ -42,7 +42,8 @@ func resourceSchema(ctx context.Context) schema.Schema {
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Repository and tag to give the image, such as `\"agents/python:3\"` (`:latest` " +
 					"when no tag is given). The provider refuses to move a tag that names an image it did not " +
-					"build. Changing it forces a rebuild.",
+					"build, or that a `sandbox_image` of another configuration built (see the isolation guide). " +
+					"Changing it forces a rebuild.",
 				Required:      true,
 				Validators:    []validator.String{nameValidator()},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
