@@ -150,12 +150,18 @@ func walkContext(dir, dockerfile string) ([]contextFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A context that is a symlink to a directory is walked where it
+	// points: WalkDir does not follow its root.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the context directory %s cannot be read: %w", dir, err)
+	}
 	var files []contextFile
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("reading the context: %w", err)
 		}
-		rel, _ := filepath.Rel(dir, p)
+		rel, _ := filepath.Rel(root, p)
 		if rel == "." {
 			return nil
 		}

@@ -147,3 +147,31 @@ func TestFullyKnown(t *testing.T) {
 		t.Error("an unknown value, or an unknown element, read as known")
 	}
 }
+
+// A context that is a symlink to a directory is the directory it points
+// to: the same files, the same digest.
+func TestContextThroughASymlinkIsTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "Dockerfile", "FROM scratch\nCOPY a.txt /\n", 0o644)
+	write(t, dir, "a.txt", "a\n", 0o644)
+	link := filepath.Join(t.TempDir(), "context")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	inputs := buildInputs{dockerfile: "Dockerfile"}
+	sumOf := func(d string) (string, int) {
+		files, err := walkContext(d, "Dockerfile")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := digest(d, files, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum, len(files)
+	}
+	want, n := sumOf(dir)
+	if got, m := sumOf(link); got != want || m != n || n != 2 {
+		t.Errorf("through the symlink: %d files, digest %s; the directory: %d files, digest %s", m, got, n, want)
+	}
+}
