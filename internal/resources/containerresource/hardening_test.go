@@ -298,6 +298,12 @@ func TestAccContainer_wideningOrBrokenInputsRejectedAtPlan(t *testing.T) {
 			`Security option disables confinement.*defaultAction SCMP_ACT_ALLOW lets through every system call.*set allow_unconfined = true`},
 		{`security_opts = ["seccomp=profile.json"]`, `must give seccomp "unconfined", a seccomp profile in JSON`},
 		{`cap_add = ["SYS_ADMIN"]`, `Capability breaks containment.*names SYS_ADMIN.*mount filesystems.*set allow_unsafe_capabilities = true`},
+		// Each capability that acts on the host as a whole, not only the
+		// few best known.
+		{`cap_add = ["SYS_TIME"]`, `Capability breaks containment.*names SYS_TIME.*set the host's clock`},
+		{`cap_add = ["AUDIT_CONTROL", "NET_BIND_SERVICE"]`, `Capability breaks containment.*names AUDIT_CONTROL.*audit rules`},
+		{`cap_add = ["SYS_RESOURCE"]`, `Capability breaks containment.*names SYS_RESOURCE.*reserved space`},
+		{`cap_add = ["WAKE_ALARM"]`, `Capability breaks containment.*names WAKE_ALARM.*wake the host`},
 		{"cap_add = [\"SYS_PTRACE\"]\n  allow_unsafe_capabilities = false", `Capability breaks containment.*names SYS_PTRACE`},
 		{`memory = 17592186044426`, `Attribute memory value must be between 6 and 16777216`},
 		{`shm_size = 17592186044416`, `Attribute shm_size value must be between 1 and 16777216`},

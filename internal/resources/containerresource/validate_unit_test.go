@@ -2,6 +2,9 @@ package containerresource
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -242,5 +245,36 @@ func TestWriteOnlyNeedsACapableCLI(t *testing.T) {
 	}
 	if diags := nullSecrets().needsWriteOnlyCLI(false); diags.HasError() {
 		t.Errorf("no env_wo on an old CLI: %v", diags)
+	}
+}
+
+// The hardening guide's table of capabilities is the code's: every
+// capability, what it does and whether it needs the escape hatch.
+func TestCapabilityTableInTheGuideIsTheCode(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "..", "..", "templates", "guides", "hardening.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\|$").FindAllStringSubmatch(string(guide), -1)
+	seen := map[string]bool{}
+	for _, row := range rows {
+		effect, ok := capabilityEffects[row[1]]
+		if !ok {
+			t.Errorf("the guide lists %s, which the provider does not know", row[1])
+			continue
+		}
+		seen[row[1]] = true
+		reach := "the sandbox only"
+		if effect.scope == onHost {
+			reach = "the host"
+		}
+		if row[2] != effect.what || row[3] != reach {
+			t.Errorf("the guide says %s lets root %q and reaches %q; the code says %q and %q", row[1], row[2], row[3], effect.what, reach)
+		}
+	}
+	for _, c := range capabilities {
+		if !seen[c] {
+			t.Errorf("the guide's table lacks %s", c)
+		}
 	}
 }
