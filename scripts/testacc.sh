@@ -99,7 +99,7 @@ run_pass() {
   *) printf '\n== tests against the %s engine\n' "$p" ;;
   esac
   # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
-  env $(scripts/engines.sh env "$engine") TF_ACC=1 "${cli[@]}" \
+  env $(scripts/engines.sh env "$engine") TF_ACC=1 SANDBOX_TEST_PASS="$p" "${cli[@]}" \
     go test "${pkgs[@]}" -count=1 -timeout 20m || status=1
   [ "$p" = faults ] && scripts/engines.sh stop scratch
   if [ "$status" = 0 ]; then

@@ -1,0 +1,76 @@
+package containerresource_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+)
+
+// interruptTrials is how many interrupted applies
+// TestAccContainer_randomInterruptsNeverLeak makes: SANDBOX_TEST_INTERRUPTS,
+// or 20.
+func interruptTrials(t *testing.T) int {
+	if s := os.Getenv("SANDBOX_TEST_INTERRUPTS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("SANDBOX_TEST_INTERRUPTS=%q is not a positive number", s)
+		}
+		return n
+	}
+	return 20
+}
+
+// Applies of 30 sandboxes, each interrupted by one Ctrl-C at a random
+// moment, 20 times in a row: after each, every sandbox the engine holds is
+// in the state, and the provider does not outlive terraform. The moments
+// are drawn from a seed the test logs, so a failure can be replayed
+// (SANDBOX_TEST_INTERRUPT_SEED).
+func TestAccContainer_randomInterruptsNeverLeak(t *testing.T) {
+	const count = 30
+	acctest.RequireAcc(t)
+	if pass := os.Getenv("SANDBOX_TEST_PASS"); pass != "" && pass != "local" && pass != "podman" {
+		t.Skipf("runs in the local and podman passes of make testacc, not in %s (the engine's API is the same)", pass)
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SANDBOX_TEST_INTERRUPT_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("interrupt moments from SANDBOX_TEST_INTERRUPT_SEED=%d", seed)
+	random := rand.New(rand.NewPCG(seed, seed))
+	name := acctest.Name(t)
+	tf := acctest.NewCLI(t, acctest.CountConfig(name, count))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+
+	// A Ctrl-C that lands after the apply ended interrupts nothing and
+	// does not count.
+	trials, interrupted := interruptTrials(t), 0
+	for attempt := 1; interrupted < trials; attempt++ {
+		if attempt > 2*trials {
+			t.Fatalf("only %d of %d applies were still running when the Ctrl-C came", interrupted, attempt-1)
+		}
+		apply := tf.Start("apply", "-auto-approve")
+		apply.WaitFor(t, "Creating...", time.Minute)
+		after := time.Duration(random.Int64N(int64(1500 * time.Millisecond)))
+		time.Sleep(after)
+		if err := apply.Cmd.Process.Signal(os.Interrupt); err == nil {
+			interrupted++
+		}
+		out, err := apply.Wait(2 * time.Minute)
+		if err != nil && apply.Cmd.ProcessState == nil {
+			t.Fatalf("attempt %d: the apply did not end after one Ctrl-C: %v\n%s", attempt, err, out)
+		}
+		acctest.WaitForProviderExit(t, time.Minute)
+		ids := tf.ExpectOnlyStateContainers(name)
+		t.Logf("attempt %d: Ctrl-C %s after the first create: %d of %d sandboxes made, all in the state",
+			attempt, after.Round(time.Millisecond), len(ids), count)
+		tf.Run("destroy", "-auto-approve")
+		acctest.ExpectNoContainers(t, name, "the destroy after the interrupted apply")
+	}
+}
