@@ -14,6 +14,10 @@
 #   BENCH_N="10 50 200"  sandbox counts
 #   BENCH_ROUNDS=3       rounds per count
 #   BENCH_IMAGE=...      local image (default tfsandbox/busybox:latest)
+#   BENCH_FILES="20 2000" file counts for the files rounds: one sandbox with
+#                        that many files (apply, plan, destroy); the target
+#                        is the largest count within 5 s of the smallest in
+#                        each phase; 0 skips them
 #   BENCH_REMOTE_N=50    sandboxes for the remote-engine rounds: the same
 #                        phases through the local socket, over TLS (the
 #                        test TLS engine) and over SSH (the local engine
@@ -34,6 +38,8 @@ for dir in tf tf-alone tf-framework; do
   mkdir -p "$work/$dir"
   cp "$repo/bench/terraform/main.tf" "$work/$dir/main.tf"
 done
+mkdir -p "$work/tf-files"
+cp "$repo/bench/files/main.tf" "$work/tf-files/main.tf"
 
 echo "== building the provider, the floor, bench/noop and the peak-RSS wrapper"
 (cd "$repo" && go build -o "$work/terraform-provider-sandbox" . &&
@@ -203,6 +209,37 @@ if [ "$remote_n" != 0 ]; then
     }' "$results" | tee "$work/remote.md"
 fi
 
+# The files rounds: one sandbox with many files against one with few.
+files_counts="${BENCH_FILES:-20 2000}"
+files_missed=0
+if [ "$files_counts" != 0 ]; then
+  for round in $(seq "$rounds"); do
+    for f in $files_counts; do
+      echo "== files=$f round $round/$rounds: provider"
+      tfdir=tf-files where=files tf apply "$f" apply -auto-approve
+      tfdir=tf-files where=files tf plan "$f" plan -detailed-exitcode
+      tfdir=tf-files where=files tf destroy "$f" destroy -auto-approve
+    done
+  done
+  echo
+  echo "One sandbox with many files, medians of $rounds rounds (target: the most files within 5 s of the fewest):"
+  echo
+  awk -F'\t' -v counts="$files_counts" "$median_awk"'
+    function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
+    $2 == "files" { secs[$1, $3] = secs[$1, $3] " " $4 }
+    END {
+      n = split(counts, c, " "); lo = c[1]; hi = c[n]
+      printf "| phase   | %6s files (s) | %6s files (s) | difference (s) | target  |\n", lo, hi
+      printf "|---------|-----------------:|-----------------:|---------------:|---------|\n"
+      split("apply plan destroy", phases, " ")
+      for (i = 1; i <= 3; i++) {
+        p = phases[i]; a = median(secs[lo, p]); b = median(secs[hi, p])
+        printf "| %-7s | %16.2f | %16.2f | %14.2f | %-7s |\n", p, a, b, b - a, verdict(b - a <= 5)
+      }
+      exit missed > 0
+    }' "$results" | tee "$work/files.md" || files_missed=1
+fi
+
 # Issue 9's targets, at N = 200 only: apply at most 1.12x the floor,
 # destroy at most 1.3x, plan at most 1.2 s, the provider's peak RSS under
 # 64 MiB. Each verdict line also gives what Terraform alone and the
@@ -210,7 +247,7 @@ fi
 # first, none built on the framework faster than the second. For apply and
 # destroy, which keep both cores busy with the engine's own work, they are
 # added to the floor. Exits 1 when a target is missed.
-case " $counts " in *" 200 "*) ;; *) exit 0 ;; esac
+case " $counts " in *" 200 "*) ;; *) exit "$files_missed" ;; esac
 echo
 awk -F'\t' "$median_awk"'
   function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
@@ -231,4 +268,5 @@ awk -F'\t' "$median_awk"'
     printf "  %-7s %5.1f MiB peak RSS (target under 64 MiB): %s\n", "memory", rss / 1024, verdict(rss < 64 * 1024)
     exit missed > 0
   }' "$results" | tee "$work/targets.md"
-exit "${PIPESTATUS[0]}"
+[ "${PIPESTATUS[0]}" = 0 ] && exit "$files_missed"
+exit 1

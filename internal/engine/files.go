@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -88,4 +89,51 @@ func (c *Client) ImagesLabelled(ctx context.Context, key, value string) ([]strin
 		return err
 	})
 	return ids, err
+}
+
+// WhereFilesGo returns, for each of paths, the directory a file written
+// there lands in, once the symlinks the container's filesystem (its image)
+// has among its parent directories are followed: a file under /var/run
+// lands in /run where the image links one to the other. It asks the engine
+// about each distinct parent directory once, never runs anything inside
+// the container, and leaves directories that do not exist as they are.
+func (c *Client) WhereFilesGo(ctx context.Context, id string, paths []string) (map[string]string, error) {
+	resolved := map[string]string{"/": "/"}
+	var resolve func(dir string, hops int) (string, error)
+	resolve = func(dir string, hops int) (string, error) {
+		if r, ok := resolved[dir]; ok {
+			return r, nil
+		}
+		parent, err := resolve(path.Dir(dir), hops)
+		if err != nil {
+			return "", err
+		}
+		here := path.Join(parent, path.Base(dir))
+		var stat container.PathStat
+		err = c.within(ctx, "the request to look at a path in a container", QuickCallTimeout, func(ctx context.Context) (err error) {
+			stat, err = c.api.ContainerStatPath(ctx, id, here)
+			return err
+		})
+		switch {
+		case IsNotFound(err):
+		case err != nil:
+			return "", err
+		case stat.Mode&os.ModeSymlink != 0 && stat.LinkTarget != "" && hops < 40:
+			// The engine gives the link's target resolved, from the root.
+			if here, err = resolve(path.Clean(stat.LinkTarget), hops+1); err != nil {
+				return "", err
+			}
+		}
+		resolved[dir] = here
+		return here, nil
+	}
+	out := make(map[string]string, len(paths))
+	for _, p := range paths {
+		dir, err := resolve(path.Dir(path.Clean(p)), 0)
+		if err != nil {
+			return nil, err
+		}
+		out[p] = dir
+	}
+	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -64,4 +65,34 @@ func even(s string) string {
 		return ""
 	}
 	return "must be even"
+}
+
+func TestExactlyOneOf(t *testing.T) {
+	types3 := map[string]attr.Type{"a": types.StringType, "b": types.StringType, "c": types.StringType}
+	obj := func(a, b, c types.String) types.Object {
+		return types.ObjectValueMust(types3, map[string]attr.Value{"a": a, "b": b, "c": c})
+	}
+	null, set, unknown := types.StringNull(), types.StringValue("x"), types.StringUnknown()
+	cases := map[string]struct {
+		value types.Object
+		ok    bool
+	}{
+		"one":               {obj(set, null, null), true},
+		"another one":       {obj(null, null, set), true},
+		"none":              {obj(null, null, null), false},
+		"two":               {obj(set, set, null), false},
+		"unknown, at apply": {obj(unknown, null, null), true},
+		"null object":       {types.ObjectNull(types3), true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resp := &validator.ObjectResponse{}
+			ExactlyOneOf("a", "b", "c").ValidateObject(context.Background(), validator.ObjectRequest{
+				Path: path.Root("files").AtMapKey("/f"), ConfigValue: c.value,
+			}, resp)
+			if got := !resp.Diagnostics.HasError(); got != c.ok {
+				t.Fatalf("ok = %v, want %v (%v)", got, c.ok, resp.Diagnostics)
+			}
+		})
+	}
 }

@@ -30,6 +30,10 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	token := engine.NewCreateToken()
 	spec.Labels[engine.LabelCreateToken] = token
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
 	if spec.ReadOnly && len(files) > 0 {
 		// A read-only root cannot be written into: the files go into an
 		// image derived from the configured one (files.go).
@@ -43,6 +47,9 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		if !mayHaveMade {
 			return added, diags
 		}
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
+	}
+	if diags.Append(r.checkFilesSeen(ctx, id, m, paths)...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	if diags.Append(r.writeAndStart(ctx, id, files, m.Running.ValueBool())...); diags.HasError() {
@@ -149,6 +156,23 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 			r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))}
 	}
 	return nil
+}
+
+// checkFilesSeen refuses files that the image's symlinks lead under a
+// mount that would hide them, asking the engine where each lands in the
+// created container (files.go). The plan cannot: the engine shows an
+// image's files only through a container.
+func (r *Resource) checkFilesSeen(ctx context.Context, id string, m *resourceModel, paths []string) diag.Diagnostics {
+	if len(paths) == 0 {
+		return nil
+	}
+	where, err := r.Client.WhereFilesGo(ctx, id, paths)
+	if err != nil {
+		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot check files",
+			fmt.Sprintf("Asking the Docker engine at %s where the files land in container %s failed: %s",
+				r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))}
+	}
+	return m.hiddenThroughSymlinks(ctx, m.filesystemModel, where)
 }
 
 // checkStaysUp waits settleTime after the start of a sandbox that runs the

@@ -31,6 +31,15 @@ import (
 
 const defaultFileMode = "0644"
 
+// Files travel inline in the configuration, the plan and the state, each
+// several times over in Terraform's messages to the provider: they are for
+// configuration, not for data. Larger content belongs in an image
+// (sandbox_image) or, for data, a volume.
+const (
+	maxFileBytes  = 1 << 20  // one file
+	maxFilesBytes = 10 << 20 // all of a sandbox's files
+)
+
 // kernelFilesystems are mounted over the sandbox's filesystem when it
 // starts, hiding any file written below them.
 var kernelFilesystems = []string{"/proc", "/sys", "/dev"}
@@ -62,32 +71,29 @@ func nullFiles() filesModel {
 }
 
 func fileAttributes() map[string]schema.Attribute {
-	sources := func(others ...string) validator.String {
-		exprs := make([]path.Expression, len(others))
-		for i, o := range others {
-			exprs[i] = path.MatchRelative().AtParent().AtName(o)
-		}
-		return stringvalidator.ExactlyOneOf(exprs...)
-	}
 	return map[string]schema.Attribute{"files": schema.MapNestedAttribute{
 		MarkdownDescription: "Files written into the sandbox's filesystem before it starts, by absolute path. " +
 			"Missing parent directories are created. Files are owned by root. A sandbox recreated after " +
 			"drift gets its files again. Each file takes exactly one of `content`, `content_base64` or " +
-			"`source`. A path under a `tmpfs` mount or under `" + joinCode(kernelFilesystems) + "` would be " +
-			"hidden by what is mounted there, so these are rejected. With `read_only = true`, which the engine " +
+			"`source`. A path under a `tmpfs` mount or under `" + joinCode(kernelFilesystems) + "`, or one of " +
+			"the files the engine mounts itself (`" + joinCode(engineMountedFiles) + "`), would be " +
+			"hidden by what is mounted there, so these are rejected at plan; one that the image's symlinks " +
+			"lead under a tmpfs mount is refused at create. With `read_only = true`, which the engine " +
 			"cannot write into, the files are built into an untagged image derived from `image` (one per " +
 			"sandbox, removed with it), and `image_id` is that image's. Files are not read back from the " +
-			"sandbox. Changing them, or the content of a `source` file, forces replacement.",
+			"sandbox. A file may hold 1 MiB and all files 10 MiB: larger content belongs in an image " +
+			"(`sandbox_image`) or a volume. Changing them, or the content of a `source` file, forces replacement.",
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
 			mapvalidator.KeysAre(validators.AbsolutePath(), outsideKernelFilesystems()),
 		},
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		NestedObject: schema.NestedAttributeObject{Validators: []validator.Object{
+			validators.ExactlyOneOf("content", "content_base64", "source"),
+		}, Attributes: map[string]schema.Attribute{
 			"content": schema.StringAttribute{
 				MarkdownDescription: "Text content, stored in the state.",
 				Optional:            true,
-				Validators:          []validator.String{sources("content_base64", "source")},
 			},
 			"content_base64": schema.StringAttribute{
 				MarkdownDescription: "Binary content as standard base64, stored in the state.",
@@ -116,15 +122,26 @@ func fileAttributes() map[string]schema.Attribute {
 	}}
 }
 
-// outsideKernelFilesystems refuses paths under the kernel's filesystems.
+// engineMountedFiles are the files the engine mounts over every sandbox's
+// when it starts (Podman adds /run/.containerenv), hiding any written
+// there.
+var engineMountedFiles = []string{"/etc/hosts", "/etc/hostname", "/etc/resolv.conf", "/run/.containerenv"}
+
+// outsideKernelFilesystems refuses paths under the kernel's filesystems,
+// and the files the engine mounts itself.
 func outsideKernelFilesystems() validator.String {
 	desc := "must not be under " + strings.Join(kernelFilesystems, ", ") + ": the engine mounts the kernel's " +
 		"filesystems there when the sandbox starts, so the file would be hidden; put it elsewhere"
-	return validators.String(desc, func(s string) string {
+	mounted := "must not be " + strings.Join(engineMountedFiles, ", ") + ": the engine mounts its own file " +
+		"there when the sandbox starts, so the file would be hidden; put it elsewhere"
+	return validators.String(desc+"; and "+mounted, func(s string) string {
 		for _, fs := range kernelFilesystems {
 			if s == fs || strings.HasPrefix(s, fs+"/") {
 				return desc
 			}
+		}
+		if slices.Contains(engineMountedFiles, s) {
+			return mounted
 		}
 		return ""
 	})
@@ -166,8 +183,16 @@ func (f filesModel) plan(ctx context.Context) (types.Map, diag.Diagnostics) {
 		return f.Files, diags
 	}
 	vals := make(map[string]attr.Value, len(entries))
+	sizes := map[string]int{}
 	for p, file := range entries {
 		file.SHA256 = types.StringUnknown()
+		if values.Known(file.Source) {
+			// Not read when too large to be one of the files.
+			if st, err := os.Stat(file.Source.ValueString()); err == nil && st.Size() > maxFileBytes {
+				sizes[p] = int(min(st.Size(), 1<<40))
+				continue
+			}
+		}
 		if file.contentKnown() {
 			content, err := file.read()
 			if err != nil {
@@ -175,12 +200,13 @@ func (f filesModel) plan(ctx context.Context) (types.Map, diag.Diagnostics) {
 				continue
 			}
 			file.SHA256 = types.StringValue(digest(content))
+			sizes[p] = len(content)
 		}
 		obj, d := types.ObjectValueFrom(ctx, fileAttrTypes, file)
 		diags.Append(d...)
 		vals[p] = obj
 	}
-	if diags.HasError() {
+	if diags.Append(checkSizes(sizes)...); diags.HasError() {
 		return f.Files, diags
 	}
 	planned, d := types.MapValue(types.ObjectType{AttrTypes: fileAttrTypes}, vals)
@@ -219,11 +245,57 @@ func (f filesModel) engineFiles(ctx context.Context) ([]engine.File, diag.Diagno
 	return out, diags
 }
 
-// validate rejects files the engine could not write, or that a tmpfs mount
-// would hide.
+// tooLarge says that a file, or all files, exceed their limit.
+func tooLarge(at path.Path, what string, size, limit int) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "Files too large", fmt.Sprintf(
+		"%s %d bytes, more than the %d that files allow: their content travels inline in the configuration, "+
+			"the plan and the state. Build larger files into the image instead (a sandbox_image whose "+
+			"Dockerfile COPYs them), or keep data in a volume.", what, size, limit))
+}
+
+// checkSizes refuses files over their limits, counting what is known now:
+// inline content at validation, and a source file's size at plan.
+func checkSizes(sizes map[string]int) diag.Diagnostics {
+	var diags diag.Diagnostics
+	total := 0
+	for _, p := range slices.Sorted(maps.Keys(sizes)) {
+		total += sizes[p]
+		if sizes[p] > maxFileBytes {
+			diags.Append(tooLarge(path.Root("files").AtMapKey(p), fmt.Sprintf("File %s has", p), sizes[p], maxFileBytes))
+		}
+	}
+	if total > maxFilesBytes && !diags.HasError() {
+		diags.Append(tooLarge(path.Root("files"), "The files have", total, maxFilesBytes))
+	}
+	return diags
+}
+
+// inlineSizes are the sizes of the files whose content is inline.
+func inlineSizes(entries map[string]fileModel) map[string]int {
+	sizes := map[string]int{}
+	for p, file := range entries {
+		switch {
+		case values.Known(file.Content):
+			sizes[p] = len(file.Content.ValueString())
+		case values.Known(file.ContentBase64):
+			sizes[p] = base64.StdEncoding.DecodedLen(len(file.ContentBase64.ValueString()))
+		}
+	}
+	return sizes
+}
+
+// validate rejects files the engine could not write, that a tmpfs mount
+// would hide, or that are too large to travel inline.
 func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if !values.Known(f.Files) {
+		return diags
+	}
+	var entries map[string]fileModel
+	if diags.Append(f.Files.ElementsAs(ctx, &entries, false)...); diags.HasError() {
+		return diags
+	}
+	if diags.Append(checkSizes(inlineSizes(entries))...); diags.HasError() {
 		return diags
 	}
 	var mounts map[string]string
@@ -237,6 +309,37 @@ func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagno
 					fmt.Sprintf("Attribute files[%q] is under the tmpfs mount %s, which is mounted over it when "+
 						"the sandbox starts, so the file would not be seen. Put it elsewhere.", file, mount))
 			}
+		}
+	}
+	return diags
+}
+
+// hiddenBy returns the mount (a tmpfs mount, or a kernel filesystem) that
+// would hide a file written into dir once the sandbox starts, or "".
+func hiddenBy(dir string, tmpfs []string) string {
+	for _, mount := range append(slices.Clone(kernelFilesystems), tmpfs...) {
+		if dir == mount || strings.HasPrefix(dir, mount+"/") {
+			return mount
+		}
+	}
+	return ""
+}
+
+// hiddenThroughSymlinks says which files the image's symlinks lead under a
+// mount that would hide them: where maps each file to the directory it
+// lands in (engine.WhereFilesGo).
+func (f filesModel) hiddenThroughSymlinks(ctx context.Context, p filesystemModel, where map[string]string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var mounts map[string]string
+	if values.Known(p.Tmpfs) {
+		diags.Append(p.Tmpfs.ElementsAs(ctx, &mounts, false)...)
+	}
+	for _, file := range slices.Sorted(maps.Keys(where)) {
+		if mount := hiddenBy(where[file], slices.Collect(maps.Keys(mounts))); mount != "" {
+			diags.AddAttributeError(path.Root("files").AtMapKey(file), "File hidden through the image's symlinks",
+				fmt.Sprintf("Attribute files[%q] lands in %s, where the image's symlinks lead its directory, and "+
+					"%s is mounted over that when the sandbox starts, so the file would not be seen. Put it "+
+					"elsewhere (the sandbox was not kept).", file, where[file], mount))
 		}
 	}
 	return diags

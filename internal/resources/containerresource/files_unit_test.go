@@ -2,12 +2,14 @@ package containerresource
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -98,4 +100,44 @@ func fileEntries(t *testing.T, files types.Map) map[string]fileModel {
 		t.Fatal(diags)
 	}
 	return entries
+}
+
+func TestFileSizeLimits(t *testing.T) {
+	cases := map[string]struct {
+		sizes map[string]int
+		want  string // the error's attribute, or "" for none
+	}{
+		"small":            {map[string]int{"/a": 10, "/b": maxFileBytes}, ""},
+		"one too large":    {map[string]int{"/a": 10, "/b": maxFileBytes + 1}, `files["/b"]`},
+		"too large in all": {map[string]int{"/a": maxFileBytes, "/b": maxFileBytes, "/c": maxFilesBytes - 2*maxFileBytes + 1}, "files"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			diags := checkSizes(c.sizes)
+			if c.want == "" {
+				if diags.HasError() {
+					t.Errorf("refused: %v", diags)
+				}
+				return
+			}
+			if len(diags) != 1 {
+				t.Fatalf("diagnostics %v, want one on %s", diags, c.want)
+			}
+			onPath, ok := diags[0].(interface{ Path() path.Path })
+			if !ok || !strings.Contains(fmt.Sprint(onPath.Path()), c.want) {
+				t.Errorf("diagnostics %v, want one on %s", diags, c.want)
+			}
+		})
+	}
+}
+
+func TestHiddenBy(t *testing.T) {
+	tmpfs := []string{"/run", "/scratch"}
+	for dir, want := range map[string]string{
+		"/run": "/run", "/run/app": "/run", "/runner": "", "/proc/1": "/proc", "/work": "", "/scratch/x/y": "/scratch",
+	} {
+		if got := hiddenBy(dir, tmpfs); got != want {
+			t.Errorf("hiddenBy(%q) = %q, want %q", dir, got, want)
+		}
+	}
 }
