@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
@@ -74,10 +75,12 @@ func (c *Client) BuildImage(ctx context.Context, spec BuildSpec, logf func(line 
 	defer func() { _ = resp.Body.Close() }()
 	out := buildOutput{logf: logf}
 	if err := out.read(ctx, resp.Body); err != nil {
+		c.removeIntermediates(ctx, out.made)
 		return "", err
 	}
 	id := out.imageID()
 	if id == "" {
+		c.removeIntermediates(ctx, out.made)
 		return "", fmt.Errorf("the engine reported no image ID at the end of the build")
 	}
 	img, err := c.inspectImage(ctx, id)
@@ -108,13 +111,53 @@ func buildOptions(spec BuildSpec) build.ImageBuildOptions {
 	return opts
 }
 
+// removeIntermediates removes, newest first, the images a build that did
+// not finish made for its steps: with no final image on top of them, they
+// would be left dangling. The engine keeps any that a tag, a container or
+// another image still needs. It runs within its own deadline, even when
+// the build was cut off by Ctrl-C.
+func (c *Client) removeIntermediates(ctx context.Context, made []string) {
+	if len(made) == 0 {
+		return
+	}
+	// A build cut off goes on for a moment on the engine, whose step
+	// container holds the newest image until the engine removes it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), intermediatesTimeout)
+	defer cancel()
+	for _, id := range slices.Backward(made) {
+		for {
+			err := c.within(ctx, "the request to remove an image", QuickCallTimeout, func(ctx context.Context) error {
+				_, err := c.api.ImageRemove(ctx, id, image.RemoveOptions{})
+				return err
+			})
+			if !IsConflict(err) || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// intermediatesTimeout bounds the removal of what a build that did not
+// finish made.
+const intermediatesTimeout = 10 * time.Second
+
 // buildOutput follows a build's stream of JSON messages: each line goes to
-// logf, and it keeps the step under way, the last lines and the image ID.
+// logf, and it keeps the step under way, the last lines, the image ID, and
+// the images the build made for its steps (not those it found in its
+// cache, nor the base image).
 type buildOutput struct {
 	logf func(line string)
 	id   string
 	step string
 	tail []string
+	made []string
+	// stepOld says the step under way found its image in the cache, or is
+	// the FROM step, whose image is the base.
+	stepOld bool
 }
 
 // read consumes the stream to its end, and fails with the build's error.
@@ -152,7 +195,20 @@ func (o *buildOutput) line(line string) {
 	}
 	o.logf(line)
 	if strings.HasPrefix(line, "Step ") || strings.HasPrefix(line, "STEP ") {
-		o.step = line
+		_, instruction, _ := strings.Cut(line, ":")
+		o.step, o.stepOld = line, strings.HasPrefix(strings.ToUpper(strings.TrimSpace(instruction)), "FROM ")
+	}
+	// The classic builder gives a step's image as " ---> ID", Podman as
+	// "--> ID" (eleven digits); both say "Using cache" first when the step
+	// was cached.
+	if rest, ok := stepResult(line); ok {
+		switch {
+		case strings.HasPrefix(rest, "Using cache"):
+			o.stepOld = true
+		case len(rest) >= 10 && strings.Trim(rest, "0123456789abcdef") == "" && !o.stepOld:
+			o.made = append(o.made, rest)
+			o.stepOld = true // one image a step
+		}
 	}
 	if o.tail = append(o.tail, line); len(o.tail) > buildTailLines {
 		o.tail = o.tail[1:]
@@ -162,6 +218,16 @@ func (o *buildOutput) line(line string) {
 	if rest, ok := strings.CutPrefix(line, "Successfully built "); ok && o.id == "" {
 		o.id = rest
 	}
+}
+
+// stepResult is what follows a step's result arrow, if line is one.
+func stepResult(line string) (string, bool) {
+	for _, arrow := range []string{"---> ", "--> "} {
+		if rest, ok := strings.CutPrefix(line, arrow); ok {
+			return strings.TrimSpace(rest), true
+		}
+	}
+	return "", false
 }
 
 // imageID is the ID the build reported, or the last line of its output

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -27,5 +29,38 @@ func TestBoundedBufferKeepsTheHeadAndTheTail(t *testing.T) {
 	_, _ = exact.Write([]byte("four"))
 	if exact.cut() {
 		t.Error("output of exactly max bytes reads as cut")
+	}
+}
+
+// Each way an interrupted command's processes were stopped, or not, reads
+// as what happened, and where they may still run it says which.
+func TestExecInterruptedErrorSaysWhatMayStillRun(t *testing.T) {
+	const id = "0123456789abcdef0123"
+	cause := context.DeadlineExceeded
+	cases := map[string]struct {
+		stop ExecStop
+		want []string
+	}{
+		"killed inside": {ExecStop{}, []string{"its processes were killed, and the engine lists none of them left"}},
+		"survivors, restarted": {ExecStop{Restarted: true, Survivors: 2},
+			[]string{"2 of its processes outlived a kill inside the sandbox, so the sandbox was restarted",
+				"its main process was restarted too"}},
+		"gVisor, restarted": {ExecStop{Restarted: true, Unchecked: ErrCannotList.Error()},
+			[]string{"cannot list the processes of a gVisor sandbox", "so the sandbox was restarted"}},
+		"survivors, restart failed": {ExecStop{Survivors: 1, Err: errors.New("engine gone"), LeftPIDs: []int{4242}},
+			[]string{"1 of its processes outlived", "restarting the sandbox failed (engine gone)",
+				"they may still run (host process IDs [4242])", "docker restart 0123456789ab"}},
+		"unchecked, restart failed": {ExecStop{Unchecked: ErrCannotList.Error(), Err: errors.New("engine gone")},
+			[]string{"any of the command's processes may still run", "docker restart 0123456789ab"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			msg := (&ExecInterruptedError{Container: id, Cause: cause, Stop: c.stop}).Error()
+			for _, want := range c.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("%q\ndoes not say %q", msg, want)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 )
 
@@ -97,4 +98,31 @@ func (c *Client) createdByProvider(ctx context.Context, list []container.Summary
 		}
 	}
 	return out, nil
+}
+
+// RemoveLeftBuilds removes the untagged images that the provider built
+// with the label key=value and that nothing uses: what a build cut off on
+// Podman left, whose API goes on with a build after its client is gone and
+// leaves the image it then makes untagged. Images the provider did not
+// build (BuiltByProvider), and ones still in use, stay.
+func (c *Client) RemoveLeftBuilds(ctx context.Context, key, value string) error {
+	var ids []string
+	err := c.within(ctx, "the request to list images", QuickCallTimeout, func(ctx context.Context) error {
+		list, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("dangling", "true"), filters.Arg("label", key+"="+value))})
+		for _, img := range list {
+			ids = append(ids, img.ID)
+		}
+		return err
+	})
+	for _, id := range ids {
+		img, err := c.inspectImage(ctx, id)
+		if err != nil {
+			continue
+		}
+		if built, err := c.BuiltByProvider(ctx, img); err == nil && built && len(img.RepoTags) == 0 {
+			_ = c.RemoveImage(ctx, id) // the engine keeps one in use
+		}
+	}
+	return err
 }

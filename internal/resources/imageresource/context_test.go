@@ -1,15 +1,23 @@
 package imageresource_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // A context that is a symlink to a directory builds that directory, and
@@ -29,4 +37,56 @@ func TestAccImage_contextThroughASymlink(t *testing.T) {
 		Config:           config,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 	}})
+}
+
+// A build cut off by Ctrl-C ends the apply, records nothing, and leaves
+// neither the images of the steps it made nor the container of the step
+// under way. Podman's API goes on with a build whose client is gone and
+// leaves its image untagged: the next build of the same configuration
+// removes it.
+func TestAccImage_ctrlCDuringTheBuildLeavesNothing(t *testing.T) {
+	const stepSeconds = 8
+	name := acctest.ImageName(t)
+	dir := buildContext(t, name, fmt.Sprintf("COPY a.txt /a.txt\nRUN echo started && sleep %d\n", stepSeconds),
+		map[string]string{"a.txt": "a"})
+	tf := acctest.NewCLI(t, fmt.Sprintf("resource \"sandbox_image\" \"test\" {\n  name    = %q\n  context = %q\n}\n", name, dir))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	apply := tf.Start("apply", "-auto-approve")
+	apply.WaitFor(t, "sandbox_image.test: Creating...", time.Minute)
+	time.Sleep(3 * time.Second)
+	if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	out, err := apply.Wait(time.Minute)
+	if err == nil {
+		t.Fatalf("the interrupted build succeeded:\n%s", out)
+	}
+	acctest.WaitForProviderExit(t, time.Minute)
+	if state := tf.Exact("state", "list"); strings.Contains(state, "sandbox_image.test") {
+		t.Errorf("the interrupted build is in the state:\n%s", state)
+	}
+	if ids := acctest.ImagesNamed(t, name); len(ids) != 0 {
+		t.Errorf("the interrupted build left images tagged %s: %v", name, ids)
+	}
+	// The engine may take a moment to stop the step's container.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		list, err := acctest.Docker(t).ContainerList(context.Background(), container.ListOptions{All: true,
+			Filters: filters.NewArgs(filters.Arg("label", "test.name="+name))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the interrupted build left %d container(s), the first %s", len(list), list[0].ID)
+		}
+		time.Sleep(time.Second)
+	}
+	if acctest.Kind(t) == engine.Podman {
+		time.Sleep((stepSeconds + 4) * time.Second) // the build Podman went on with ends
+		tf.Run("apply", "-auto-approve")
+	}
+	expectNoDanglingImages(t, name, "the interrupted build")
 }

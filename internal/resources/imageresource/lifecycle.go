@@ -56,6 +56,8 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	if d := r.checkNameFree(ctx, name, owner); d != nil {
 		return append(diags, d)
 	}
+	// What an earlier build of this configuration, cut off, left behind.
+	_ = r.Client.RemoveLeftBuilds(ctx, labelOwner, owner) // best effort: the build goes on
 
 	labels := m.inputs().labels
 	maps.Copy(labels, engine.OwnershipLabels(resourceType))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -177,7 +178,10 @@ func TestAccImage_buildAndRebuild(t *testing.T) {
 // output, and leaves no image.
 func TestAccImage_failingStep(t *testing.T) {
 	name := acctest.ImageName(t)
-	dir := buildContext(t, name, "RUN echo preparing the agent && echo 'no such package: agent-tools' >&2 && exit 3\n", map[string]string{})
+	// The COPY step makes an image of its own, which the failed build
+	// must not leave dangling.
+	dir := buildContext(t, name, "COPY a.txt /a.txt\nRUN echo preparing the agent && echo 'no such package: agent-tools' >&2 && exit 3\n",
+		map[string]string{"a.txt": "a"})
 	acctest.Test(t, []resource.TestStep{{
 		Config: fmt.Sprintf("resource \"sandbox_image\" \"test\" {\n  name    = %q\n  context = %q\n}\n", name, dir),
 		ExpectError: regexp.MustCompile(`(?s)Image build failed.*` + regexp.QuoteMeta(name) +
@@ -186,6 +190,23 @@ func TestAccImage_failingStep(t *testing.T) {
 	}})
 	if ids := acctest.ImagesNamed(t, name); len(ids) != 0 {
 		t.Errorf("a failed build left images tagged %s: %v", name, ids)
+	}
+	expectNoDanglingImages(t, name, "a failed build")
+}
+
+// expectNoDanglingImages fails the test when an untagged image of the
+// build context named name (buildContext labels every step's image) is
+// left that nothing uses.
+func expectNoDanglingImages(t *testing.T, name, what string) {
+	t.Helper()
+	list, err := acctest.Docker(t).ImageList(context.Background(), image.ListOptions{
+		Filters: filters.NewArgs(filters.Arg("dangling", "true"), filters.Arg("label", "test.name="+name)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, img := range list {
+		t.Errorf("%s left the dangling image %s", what, img.ID)
 	}
 }
 
