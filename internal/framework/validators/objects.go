@@ -48,7 +48,7 @@ func (v exactlyOneOf) ValidateObject(_ context.Context, req validator.ObjectRequ
 		if len(set) > 1 {
 			got = strings.Join(set, " and ")
 		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid attribute combination", fmt.Sprintf(
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Combination", fmt.Sprintf(
 			"Attribute %s needs exactly one of %s; it has %s.", req.Path, strings.Join(v, ", "), got))
 	}
 }

@@ -37,7 +37,7 @@ func TestAccContainersDataSource_auditsIsolation(t *testing.T) {
 	// and a container that is not the provider's.
 	start := func(ctx context.Context, api *client.Client, suffix, team string, mode container.NetworkMode) error {
 		labels := engine.OwnershipLabels("sandbox_container")
-		maps.Copy(labels, map[string]string{"team": team})
+		maps.Copy(labels, map[string]string{"team": team, engine.LabelCreateToken: engine.NewCreateToken()})
 		c, err := api.ContainerCreate(ctx, &container.Config{Image: acctest.TestImage, Cmd: []string{"tail", "-f", "/dev/null"},
 			Labels: labels}, &container.HostConfig{NetworkMode: mode}, nil, nil, name+suffix)
 		if err != nil {
