@@ -130,6 +130,11 @@ func (c *Client) RunExec(ctx context.Context, id string, spec ExecSpec) (ExecRes
 		Cmd: spec.Command, Env: append(append([]string{}, spec.Env...), marker), User: spec.User,
 		WorkingDir: spec.WorkingDir, AttachStdout: true, AttachStderr: true,
 	})
+	if err != nil && execID != "" && ctx.Err() != nil {
+		// Cut off as it started: the engine may have started it all the same.
+		stop := c.stopExec(context.WithoutCancel(ctx), id, spec.User, marker, before)
+		return ExecResult{}, &ExecInterruptedError{Container: id, Cause: ctx.Err(), Stop: stop}
+	}
 	if err != nil {
 		return ExecResult{}, err
 	}
