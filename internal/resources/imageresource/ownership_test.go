@@ -49,6 +49,7 @@ func buildByHand(ctx context.Context, api *client.Client, base, tag string) erro
 // inherited: a sandbox_image whose name tags it refuses to take the tag,
 // says why, and leaves the tag where it was.
 func TestAccImage_inheritedLabelsDoNotMakeATagOurs(t *testing.T) {
+	acctest.RequireAcc(t)
 	name := acctest.ImageName(t)
 	dir := buildContext(t, name, "", map[string]string{})
 	base := fmt.Sprintf("resource \"sandbox_image\" \"base\" {\n  name    = \"%s-base:1\"\n  context = %q\n}\n", name, dir)
@@ -99,6 +100,7 @@ func TestAccImage_inheritedLabelsDoNotMakeATagOurs(t *testing.T) {
 // with the first's image, and the first keeps its tag. A rebuild is of the
 // same configuration, so it still moves its own name off its kept image.
 func TestAccImage_twoConfigurationsCannotShareAName(t *testing.T) {
+	acctest.RequireAcc(t)
 	name := acctest.ImageName(t)
 	dir := buildContext(t, name, "", map[string]string{"a.txt": "1"})
 	// The second configuration builds the same files from its own copy.
