@@ -238,14 +238,32 @@ func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int)
 // RemoveContainer force-removes a container and its anonymous volumes. A
 // container that is already gone counts as removed.
 func (c *Client) RemoveContainer(ctx context.Context, id string) error {
-	err := c.within(ctx, "the request to remove a container", SlowCallTimeout, func(ctx context.Context) error {
-		return c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	})
+	var err error
+	for attempt := range removeAttempts {
+		err = c.within(ctx, "the request to remove a container", SlowCallTimeout, func(ctx context.Context) error {
+			return c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		})
+		// Podman's forced removal of a container its restart policy is
+		// restarting in a loop fails now and then, as a conflict or an
+		// internal error ("container state improper"): the state moved
+		// under it. Ask again.
+		if !stateMovedUnder(err) || attempt == removeAttempts-1 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 	if err != nil && !IsNotFound(err) {
 		return err
 	}
 	return nil
 }
+
+// removeAttempts bounds how many times RemoveContainer asks.
+const removeAttempts = 5
 
 // RenameContainer gives a container a new name.
 func (c *Client) RenameContainer(ctx context.Context, id, name string) error {
