@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -62,8 +64,15 @@ func TestAccContainer_crashLoopIsDrift(t *testing.T) {
 		t.Fatalf("a sandbox that stays up plans changes:\n%s", plan)
 	}
 
-	// Out of band, the main process starts to exit at every start.
-	if _, err := acctest.ExecOK(context.Background(), t, name, "touch", "/tmp/crash"); err != nil {
+	// Out of band, the main process starts to exit at every start. Detached:
+	// Podman forgets a container's execs when it restarts it, and this one
+	// makes it restart.
+	api := acctest.Docker(t)
+	touch, err := api.ContainerExecCreate(context.Background(), name, container.ExecOptions{Cmd: []string{"touch", "/tmp/crash"}})
+	if err == nil {
+		err = api.ContainerExecStart(context.Background(), touch.ID, container.ExecStartOptions{Detach: true})
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * time.Second)
