@@ -49,15 +49,9 @@ func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag
 		return diags
 	}
 	id := m.ImageID.ValueString()
-	img, err := r.Client.InspectImage(ctx, id)
-	if engine.IsNotFound(err) {
-		return diags
-	}
-	if err == nil && isDerived(img) {
-		var built bool
-		if built, err = r.Client.BuiltByProvider(ctx, img); built {
-			err = r.Client.RemoveImage(ctx, id)
-		}
+	derived, err := r.provenDerived(ctx, id)
+	if derived {
+		err = r.Client.RemoveImage(ctx, id)
 	}
 	if err != nil && !engine.IsNotFound(err) {
 		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
@@ -99,14 +93,8 @@ func (r *Resource) removeByToken(ctx context.Context, token string) error {
 // (engine.BuiltByProvider). One that is gone, or that a container still
 // uses, is left.
 func (r *Resource) removeIfDerived(ctx context.Context, id string) error {
-	img, err := r.Client.InspectImage(ctx, id)
-	if engine.IsNotFound(err) || (err == nil && !isDerived(img)) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if built, err := r.Client.BuiltByProvider(ctx, img); err != nil || !built {
+	derived, err := r.provenDerived(ctx, id)
+	if !derived {
 		return err
 	}
 	if err := r.Client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) && !engine.IsConflict(err) {
@@ -115,8 +103,18 @@ func (r *Resource) removeIfDerived(ctx context.Context, id string) error {
 	return nil
 }
 
-// isDerived reports whether an image's labels say it holds a sandbox's
-// files; only BuiltByProvider proves it.
-func isDerived(img engine.Image) bool {
-	return img.Config != nil && img.Config.Labels[labelDerivedFiles] == "true" && engine.ManagedBy(img.Config.Labels)
+// provenDerived reports whether the image id is one the provider derived
+// for a sandbox's files: its labels say so, and only BuiltByProvider proves
+// it. An image that is gone is not.
+func (r *Resource) provenDerived(ctx context.Context, id string) (bool, error) {
+	img, err := r.Client.InspectImage(ctx, id)
+	switch {
+	case engine.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	case img.Config == nil || img.Config.Labels[labelDerivedFiles] != "true" || !engine.ManagedBy(img.Config.Labels):
+		return false, nil
+	}
+	return r.Client.BuiltByProvider(ctx, img)
 }

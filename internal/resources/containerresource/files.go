@@ -136,7 +136,7 @@ func outsideKernelFilesystems() validator.String {
 		"there when the sandbox starts, so the file would be hidden; put it elsewhere"
 	return validators.String(desc+"; and "+mounted, func(s string) string {
 		for _, fs := range kernelFilesystems {
-			if s == fs || strings.HasPrefix(s, fs+"/") {
+			if under(s, fs) {
 				return desc
 			}
 		}
@@ -304,7 +304,7 @@ func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagno
 	}
 	for _, file := range slices.Sorted(maps.Keys(f.Files.Elements())) {
 		for mount := range mounts {
-			if file == mount || strings.HasPrefix(file, mount+"/") {
+			if under(file, mount) {
 				diags.AddAttributeError(path.Root("files").AtMapKey(file), "File hidden by a tmpfs mount",
 					fmt.Sprintf("Attribute files[%q] is under the tmpfs mount %s, which is mounted over it when "+
 						"the sandbox starts, so the file would not be seen. Put it elsewhere.", file, mount))
@@ -314,11 +314,16 @@ func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagno
 	return diags
 }
 
+// under reports whether p is mount or below it.
+func under(p, mount string) bool {
+	return p == mount || strings.HasPrefix(p, mount+"/")
+}
+
 // hiddenBy returns the mount (a tmpfs mount, or a kernel filesystem) that
 // would hide a file written into dir once the sandbox starts, or "".
 func hiddenBy(dir string, tmpfs []string) string {
 	for _, mount := range append(slices.Clone(kernelFilesystems), tmpfs...) {
-		if dir == mount || strings.HasPrefix(dir, mount+"/") {
+		if under(dir, mount) {
 			return mount
 		}
 	}
