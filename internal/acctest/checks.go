@@ -18,11 +18,17 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
-// CheckDestroyed asks the engine that every sandbox_container and
-// sandbox_image in the state is gone.
+// CheckDestroyed asks the engine that every sandbox_container,
+// sandbox_image and sandbox_volume in the state is gone.
 func CheckDestroyed(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		for _, rs := range s.RootModule().Resources {
+			if rs.Type == "sandbox_volume" {
+				if err := volumeDestroyed(t, rs.Primary.Attributes); err != nil {
+					return err
+				}
+				continue
+			}
 			if rs.Type == "sandbox_image" {
 				if err := imageDestroyed(t, rs.Primary.Attributes); err != nil {
 					return err
@@ -42,6 +48,22 @@ func CheckDestroyed(t *testing.T) func(*terraform.State) error {
 		}
 		return nil
 	}
+}
+
+// volumeDestroyed asks the engine that a destroyed sandbox_volume is gone,
+// unless it was to be kept.
+func volumeDestroyed(t *testing.T, attrs map[string]string) error {
+	if attrs["keep_on_destroy"] == "true" {
+		return nil
+	}
+	_, err := Engine(t).InspectVolume(context.Background(), attrs["name"])
+	switch {
+	case err == nil:
+		return fmt.Errorf("volume %s still exists", attrs["name"])
+	case !engine.IsNotFound(err):
+		return fmt.Errorf("inspecting volume %s: %w", attrs["name"], err)
+	}
+	return nil
 }
 
 // imageDestroyed asks the engine that a destroyed sandbox_image's name
@@ -195,4 +217,24 @@ func StartForeign(ctx context.Context, api *client.Client, name string, host *co
 // split them, anywhere in a multi-line error.
 func Phrase(words string) *regexp.Regexp {
 	return regexp.MustCompile(`(?s)` + strings.Join(strings.Fields(regexp.QuoteMeta(words)), `\s+`))
+}
+
+// ExpectVolume checks a condition on a volume, by name, as the engine shows
+// it; a volume that is gone fails it.
+func ExpectVolume(t *testing.T, name string, check func(v engine.Volume) error) statecheck.StateCheck {
+	return stateCheckFunc(func(ctx context.Context) error {
+		v, err := Engine(t).InspectVolume(ctx, name)
+		if err != nil {
+			return fmt.Errorf("inspecting volume %s: %w", name, err)
+		}
+		return check(v)
+	})
+}
+
+// stateCheckFunc is a state check that asks the engine, not the state.
+type stateCheckFunc func(ctx context.Context) error
+
+// CheckState implements statecheck.StateCheck.
+func (f stateCheckFunc) CheckState(ctx context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = f(ctx)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -42,11 +43,35 @@ func Name(t *testing.T) string {
 		if t.Skipped() || os.Getenv(resource.EnvTfAcc) == "" {
 			return
 		}
-		if err := removeNamed(context.Background(), Docker(t), name, false); err != nil {
+		ctx := context.Background()
+		if err := removeNamed(ctx, Docker(t), name, false); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+		if err := removeVolumesNamed(ctx, Docker(t), name, false); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
 	return name
+}
+
+// removeVolumesNamed removes the volumes whose name starts with prefix;
+// with provenOnly, only those that carry the provider's ownership label or
+// the tests' own label.
+func removeVolumesNamed(ctx context.Context, api *client.Client, prefix string, provenOnly bool) error {
+	list, err := api.VolumeList(ctx, volume.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing volumes: %w", err)
+	}
+	var errs []error
+	for _, v := range list.Volumes {
+		if !strings.HasPrefix(v.Name, prefix) || provenOnly && !engine.ManagedBy(v.Labels) && v.Labels[labelTest] == "" {
+			continue
+		}
+		if err := api.VolumeRemove(ctx, v.Name, true); err != nil && !engine.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("removing volume %s: %w", v.Name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ContainersNamed lists the containers whose name starts with prefix.
@@ -102,15 +127,16 @@ func removeNamed(ctx context.Context, api *client.Client, prefix string, provenO
 }
 
 // sweep removes what crashed acceptance runs left on the engine: containers
-// named with namePrefix that the provider's or the tests' labels prove are
-// theirs, and the tags starting with namePrefix (only test runs make
+// and volumes named with namePrefix that the provider's or the tests'
+// labels prove are theirs, and the tags starting with namePrefix (only test runs make
 // those). Run it with `make sweep`.
 func sweep(string) error {
 	if err := connect(); err != nil {
 		return err
 	}
 	ctx := context.Background()
-	return errors.Join(removeNamed(ctx, dockerAPI, namePrefix, true), removeImagesNamed(ctx, dockerAPI, namePrefix))
+	return errors.Join(removeNamed(ctx, dockerAPI, namePrefix, true), removeImagesNamed(ctx, dockerAPI, namePrefix),
+		removeVolumesNamed(ctx, dockerAPI, namePrefix, true))
 }
 
 // ImageName returns a name unique to this test run for the images a test

@@ -43,6 +43,16 @@ type ContainerSpec struct {
 	Ulimits     []Ulimit
 	Ports       []PortBinding
 	Restart     string // restart policy; empty: "no"
+	Mounts      []Mount
+}
+
+// Mount is a volume or a host path mounted into a container. Bind mounts'
+// propagation is always private.
+type Mount struct {
+	Target   string `json:"target"`
+	Volume   string `json:"volume,omitempty"`    // a named volume
+	HostPath string `json:"host_path,omitempty"` // or a path on the engine's host
+	ReadOnly bool   `json:"read_only,omitempty"`
 }
 
 // Limits are the resource limits the engine can change on a live container.
@@ -123,6 +133,9 @@ func hostConfig(spec ContainerSpec) *container.HostConfig {
 		Resources:      resources(spec.Limits),
 		PortBindings:   portBindings(spec.Ports),
 		RestartPolicy:  container.RestartPolicy{Name: container.RestartPolicyMode(spec.Restart)},
+	}
+	for _, m := range spec.Mounts {
+		h.Mounts = append(h.Mounts, engineMount(m))
 	}
 	for _, u := range spec.Ulimits {
 		h.Ulimits = append(h.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})

@@ -25,6 +25,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containersdatasource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/execresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/imageresource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/volumeresource"
 )
 
 // pingTimeout bounds the reachability check made when the provider is
@@ -233,6 +234,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		containerresource.New,
 		imageresource.New,
 		execresource.New,
+		volumeresource.New,
 	}
 }
 

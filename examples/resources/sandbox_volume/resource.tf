@@ -1,0 +1,20 @@
+# A workspace that outlives its sandbox: what the agent writes under
+# /workspace stays in the volume when the sandbox is replaced (a rebuilt
+# image, a repaired breach, terraform apply -replace).
+resource "sandbox_volume" "work" {
+  name = "agent-42-workspace"
+  labels = {
+    team = "platform"
+  }
+}
+
+resource "sandbox_container" "agent" {
+  name         = "agent-42"
+  image        = "tfsandbox/busybox:latest"
+  network_mode = "none"
+  cap_drop     = ["ALL"]
+
+  mounts = {
+    "/workspace" = { volume = sandbox_volume.work.name }
+  }
+}

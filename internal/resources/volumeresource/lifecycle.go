@@ -1,0 +1,123 @@
+package volumeresource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// create makes the volume, and returns its create token.
+func (r *Resource) create(ctx context.Context, m *resourceModel) (string, diag.Diagnostics) {
+	token := engine.NewCreateToken()
+	spec, diags := m.spec(ctx, token)
+	if diags.HasError() {
+		return "", diags
+	}
+	v, err := r.Client.CreateVolume(ctx, spec)
+	var taken *engine.VolumeNameTakenError
+	switch {
+	case errors.As(err, &taken):
+		diags.AddAttributeError(path.Root("name"), "Volume name taken", nameTakenDetail(taken, r.Client.Endpoint()))
+		return "", diags
+	case err != nil:
+		diags.AddError("Cannot create the volume", fmt.Sprintf("Creating the volume %q on the engine at %s "+
+			"failed: %s.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
+		return "", diags
+	}
+	m.observe(v)
+	return token, diags
+}
+
+func nameTakenDetail(e *engine.VolumeNameTakenError, endpoint string) string {
+	whose := "It was not made by this provider"
+	if e.Managed {
+		whose = "It carries this provider's labels, but not this create's token: another configuration's " +
+			"sandbox_volume made it, or a state that lost it did (then `terraform import` it)"
+	}
+	return fmt.Sprintf("A volume named %q already exists on the engine at %s. %s. The provider never "+
+		"adopts a volume it cannot prove it made, since its data is someone else's: choose another name, or "+
+		"remove that volume first (docker volume rm %s) if its data can go.", e.Name, endpoint, whose, e.Name)
+}
+
+// refresh reads the volume the state recorded. It reports false, with a
+// warning, when the volume is gone or another volume holds its name.
+func (r *Resource) refresh(ctx context.Context, m *resourceModel, token string) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	name := m.Name.ValueString()
+	v, err := r.Client.InspectVolume(ctx, name)
+	switch {
+	case engine.IsNotFound(err):
+		diags.AddWarning("Volume removed outside Terraform", fmt.Sprintf("The volume %q is gone from the "+
+			"engine at %s: its data is gone with it. The plan creates it again, empty, and sandboxes that "+
+			"mount it get the new, empty volume.", name, r.Client.Endpoint()))
+		return false, diags
+	case err != nil:
+		diags.AddError("Cannot read the volume", fmt.Sprintf("Inspecting the volume %q on the engine at %s "+
+			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
+		return false, diags
+	case !engine.VolumeMadeWith(v, token):
+		diags.AddWarning("Volume replaced outside Terraform", fmt.Sprintf("The volume %q on the engine at %s "+
+			"is not the one this configuration created (the provider's create token on it differs or is "+
+			"missing): the data this configuration's sandboxes wrote is gone. The plan creates the volume "+
+			"again, which fails while the other volume holds the name; the provider does not remove or adopt "+
+			"a volume it did not make.", name, r.Client.Endpoint()))
+		return false, diags
+	}
+	m.observe(v)
+	return true, diags
+}
+
+// remove removes the volume the state recorded, and only that one.
+func (r *Resource) remove(ctx context.Context, m resourceModel, token string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	name := m.Name.ValueString()
+	err := r.Client.RemoveVolume(ctx, name, token)
+	var inUse *engine.VolumeInUseError
+	switch {
+	case errors.As(err, &inUse):
+		diags.AddError("Volume in use", fmt.Sprintf("The volume %q cannot be removed from the engine at %s: "+
+			"it is mounted by %s (running or stopped). Remove those containers first, or set "+
+			"keep_on_destroy = true to leave the volume and its data.", name, r.Client.Endpoint(),
+			strings.Join(inUse.Containers, ", ")))
+	case err != nil:
+		diags.AddError("Cannot remove the volume", fmt.Sprintf("Removing the volume %q from the engine at %s "+
+			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
+	}
+	return diags
+}
+
+// importVolume reads a volume for import: only one that the provider's
+// sandbox_volume made.
+func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel, string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	m := resourceModel{Name: types.StringValue(name), Labels: types.MapNull(types.StringType),
+		KeepOnDestroy: types.BoolValue(defaultKeepOnDestroy)}
+	v, err := r.Client.InspectVolume(ctx, name)
+	switch {
+	case engine.IsNotFound(err):
+		diags.AddError("No such volume", fmt.Sprintf("The engine at %s has no volume named %q. Import takes "+
+			"a volume's name (docker volume ls).", r.Client.Endpoint(), name))
+		return m, "", diags
+	case err != nil:
+		diags.AddError("Cannot read the volume", fmt.Sprintf("Inspecting the volume %q on the engine at %s "+
+			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
+		return m, "", diags
+	}
+	token := v.Labels[engine.LabelCreateToken]
+	if !engine.VolumeMadeWith(v, token) || v.Labels[engine.LabelResourceType] != resourceType {
+		diags.AddError("Volume not made by this provider", fmt.Sprintf("The volume %q on the engine at %s "+
+			"was not created by a sandbox_volume (it lacks the provider's labels and create token), and "+
+			"the provider never adopts a volume it did not make. Create a new sandbox_volume and copy the "+
+			"data into it.", name, r.Client.Endpoint()))
+		return m, "", diags
+	}
+	m.observe(v)
+	return m, token, diags
+}

@@ -1,0 +1,14 @@
+package volumeresource_test
+
+import (
+	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+)
+
+const addr = "sandbox_volume.test"
+
+// TestMain runs the tests, or with -sweep the sweeper (`make sweep`).
+func TestMain(m *testing.M) {
+	acctest.Main(m)
+}

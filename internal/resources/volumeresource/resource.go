@@ -1,0 +1,123 @@
+// Package volumeresource implements the sandbox_volume resource: a named
+// engine volume that outlives the sandboxes that mount it.
+package volumeresource
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+)
+
+var (
+	_ resource.Resource                 = &Resource{}
+	_ resource.ResourceWithConfigure    = &Resource{}
+	_ resource.ResourceWithImportState  = &Resource{}
+	_ resource.ResourceWithUpgradeState = &Resource{}
+)
+
+// resourceType is the resource's type name, also stamped on what it makes.
+const resourceType = "sandbox_volume"
+
+// New returns the sandbox_volume resource.
+func New() resource.Resource {
+	return &Resource{}
+}
+
+// Resource manages one named volume on the engine.
+type Resource struct {
+	base.Resource
+}
+
+// Metadata names the resource.
+func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_volume"
+}
+
+// Schema describes the resource.
+func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = resourceSchema()
+}
+
+// Create makes the volume, and records its create token in the private
+// state: the token is what proves the volume the provider's.
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan resourceModel
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	token, diags := r.create(ctx, &plan)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(writeToken(ctx, resp.Private, token)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+// Read checks, by name, that the volume the state recorded is still on the
+// engine. One that is gone, or that another volume of the same name
+// replaced, is removed from the state with a warning that its data is
+// gone, so the plan creates it again.
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state resourceModel
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+		return
+	}
+	token, diags := readToken(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	found, diags := r.refresh(ctx, &state, token)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if !found {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+// Update records keep_on_destroy: everything else replaces the volume.
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan resourceModel
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+// Delete removes the volume, and its data with it; with keep_on_destroy it
+// leaves the volume. A volume that containers mount is an error naming
+// them.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state resourceModel
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+		return
+	}
+	if state.KeepOnDestroy.ValueBool() {
+		return
+	}
+	token, diags := readToken(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.remove(ctx, state, token)...)
+}
+
+// ImportState takes a volume by name, only one that the provider's
+// sandbox_volume made.
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	m, token, diags := r.importVolume(ctx, req.ID)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(writeToken(ctx, resp.Private, token)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// UpgradeState upgrades states written by earlier schema versions.
+func (r *Resource) UpgradeState(_ context.Context) map[int64]resource.StateUpgrader {
+	return stateUpgraders()
+}
