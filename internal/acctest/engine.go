@@ -2,7 +2,9 @@ package acctest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -70,9 +72,16 @@ func Inspect(t *testing.T, idOrName string) engine.Container {
 }
 
 // ExecOK runs a command in a running container and returns its standard
-// output, or an error when it cannot run or exits non-zero.
+// output, or an error when it cannot run or exits non-zero. The tests'
+// commands only look, or write the same thing again: one whose connection
+// the engine dropped (rootless Podman's service did, once in a CI run, under
+// the parallel suite's load) is run again, up to twice.
 func ExecOK(ctx context.Context, t *testing.T, id string, cmd ...string) (string, error) {
 	res, err := Engine(t).Exec(ctx, id, cmd...)
+	for attempt := 1; attempt < 3 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)); attempt++ {
+		t.Logf("exec %v in %s: the engine dropped the connection (%v): running it again", cmd, id, err)
+		res, err = Engine(t).Exec(ctx, id, cmd...)
+	}
 	if err != nil {
 		return "", err
 	}
