@@ -44,6 +44,7 @@ type resourceModel struct {
 	capabilitiesModel
 	privilegesModel
 	filesystemModel
+	mountsModel
 	limitsModel
 	portsModel
 	filesModel
@@ -58,6 +59,7 @@ func (m *resourceModel) setGroupsNull() {
 	m.capabilitiesModel = nullCapabilities()
 	m.privilegesModel = nullPrivileges()
 	m.filesystemModel = nullFilesystem()
+	m.mountsModel = nullMounts()
 	m.limitsModel = nullLimits()
 	m.portsModel = nullPorts()
 	m.filesModel = nullFiles()
@@ -99,6 +101,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	m.capabilitiesModel.applyTo(&spec)
 	m.privilegesModel.applyTo(&spec)
 	diags.Append(m.filesystemModel.applyTo(ctx, &spec)...)
+	diags.Append(m.mountsModel.applyTo(ctx, &spec)...)
 	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
 	diags.Append(m.portsModel.applyTo(ctx, &spec)...)
 	m.restartModel.applyTo(&spec)
@@ -138,6 +141,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d e
 	m.capabilitiesModel.observe(c.HostConfig, d)
 	m.privilegesModel.observe(c.HostConfig)
 	m.filesystemModel.observe(c.HostConfig, d)
+	m.mountsModel.observe(ctx, c)
 	m.limitsModel.observe(c.HostConfig, d)
 	m.portsModel.observe(ctx, c.HostConfig)
 	m.restartModel.observe(c.HostConfig)
@@ -152,6 +156,7 @@ func (m resourceModel) validate(ctx context.Context) diag.Diagnostics {
 	diags.Append(m.limitsModel.validate(ctx)...)
 	diags.Append(m.portsModel.validate(m.isolated())...)
 	diags.Append(m.filesModel.validate(ctx, m.filesystemModel)...)
+	diags.Append(m.mountsModel.validate(ctx, m.filesystemModel, m.filesModel)...)
 	diags.Append(m.secretsModel.validate(m.Env)...)
 	return diags
 }

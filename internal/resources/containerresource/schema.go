@@ -64,7 +64,7 @@ func resourceSchema(ctx context.Context) schema.Schema {
 		Attributes: coreAttributes(),
 	}
 	for _, group := range []map[string]schema.Attribute{
-		networkAttributes(), capabilityAttributes(), privilegeAttributes(), filesystemAttributes(), limitAttributes(), portAttributes(), fileAttributes(),
+		networkAttributes(), capabilityAttributes(), privilegeAttributes(), filesystemAttributes(), mountAttributes(), limitAttributes(), portAttributes(), fileAttributes(),
 		secretAttributes(), timeoutAttributes(ctx), restartAttributes(),
 	} {
 		maps.Copy(s.Attributes, group)

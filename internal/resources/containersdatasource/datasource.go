@@ -58,9 +58,13 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		return
 	}
 	slices.SortFunc(found, func(a, b engine.Container) int { return strings.Compare(a.Name, b.Name) })
+	users, diags := d.volumeUsers(ctx, found)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	entries := make([]attr.Value, 0, len(found))
 	for _, c := range found {
-		entries = append(entries, entry(c))
+		entries = append(entries, entry(c, users))
 	}
 	m.Containers = types.ListValueMust(types.ObjectType{AttrTypes: entryAttrTypes}, entries)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)

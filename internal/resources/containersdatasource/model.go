@@ -15,15 +15,26 @@ type dataModel struct {
 
 // entryAttrTypes are the types of one listed container's attributes.
 var entryAttrTypes = map[string]attr.Type{
-	"id":            types.StringType,
-	"name":          types.StringType,
-	"image":         types.StringType,
-	"image_id":      types.StringType,
-	"running":       types.BoolType,
-	"network_mode":  types.StringType,
-	"networks":      types.ListType{ElemType: types.StringType},
-	"isolated":      types.BoolType,
-	"reason":        types.StringType,
-	"resource_type": types.StringType,
-	"labels":        types.MapType{ElemType: types.StringType},
+	"id":             types.StringType,
+	"name":           types.StringType,
+	"image":          types.StringType,
+	"image_id":       types.StringType,
+	"running":        types.BoolType,
+	"network_mode":   types.StringType,
+	"networks":       types.ListType{ElemType: types.StringType},
+	"isolated":       types.BoolType,
+	"reason":         types.StringType,
+	"resource_type":  types.StringType,
+	"labels":         types.MapType{ElemType: types.StringType},
+	"mounts":         types.ListType{ElemType: types.ObjectType{AttrTypes: mountAttrTypes}},
+	"shared_volumes": types.ListType{ElemType: types.StringType},
+	"host_paths":     types.ListType{ElemType: types.StringType},
+}
+
+// mountAttrTypes are the types of one mount's attributes.
+var mountAttrTypes = map[string]attr.Type{
+	"target":    types.StringType,
+	"volume":    types.StringType,
+	"host_path": types.StringType,
+	"read_only": types.BoolType,
 }

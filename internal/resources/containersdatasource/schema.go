@@ -69,6 +69,36 @@ func dataSchema() schema.Schema { //nolint:funlen // a schema literal
 						ElementType:         types.StringType,
 						Computed:            true,
 					},
+					"mounts": schema.ListNestedAttribute{
+						MarkdownDescription: "The named volumes and host paths mounted into it, sorted by target " +
+							"(anonymous volumes, an image's `VOLUME`s, are not listed).",
+						Computed: true,
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"target": schema.StringAttribute{MarkdownDescription: "Where it is mounted inside.", Computed: true},
+							"volume": schema.StringAttribute{
+								MarkdownDescription: "The volume's name; null for a host path.",
+								Computed:            true,
+							},
+							"host_path": schema.StringAttribute{
+								MarkdownDescription: "The path on the engine's host; null for a volume.",
+								Computed:            true,
+							},
+							"read_only": schema.BoolAttribute{MarkdownDescription: "Whether it is mounted read-only.", Computed: true},
+						}},
+					},
+					"shared_volumes": schema.ListAttribute{
+						MarkdownDescription: "The volumes it mounts that another container (listed here or not, " +
+							"running or not) also mounts, where one of the two can write: a channel between " +
+							"sandboxes that their network isolation does not close. Sorted; empty when none. See " +
+							"the isolation guide.",
+						ElementType: types.StringType,
+						Computed:    true,
+					},
+					"host_paths": schema.ListAttribute{
+						MarkdownDescription: "The host paths mounted into it, sorted; empty when none.",
+						ElementType:         types.StringType,
+						Computed:            true,
+					},
 				}},
 			},
 		},

@@ -1,0 +1,194 @@
+package containerresource
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
+)
+
+// The sandbox's mounts: named volumes (sandbox_volume) whose data outlives
+// the sandbox.
+
+// defaultMountReadOnly is a volume mount's read_only when it sets none:
+// false, the value observe takes an unset read_only for.
+const defaultMountReadOnly = false
+
+// mountsModel is what is mounted into the sandbox, by target path.
+type mountsModel struct {
+	Mounts types.Map `tfsdk:"mounts"`
+}
+
+// mountModel is one mount.
+type mountModel struct {
+	Volume   types.String `tfsdk:"volume"`
+	ReadOnly types.Bool   `tfsdk:"read_only"`
+}
+
+var mountAttrTypes = map[string]attr.Type{"volume": types.StringType, "read_only": types.BoolType}
+
+// nullMounts knows nothing yet.
+func nullMounts() mountsModel {
+	return mountsModel{Mounts: types.MapNull(types.ObjectType{AttrTypes: mountAttrTypes})}
+}
+
+func mountAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"mounts": schema.MapNestedAttribute{
+			MarkdownDescription: "Volumes to mount into the sandbox, by absolute target path, such as " +
+				"`{ \"/workspace\" = { volume = sandbox_volume.work.name } }`. What the sandbox writes there " +
+				"is kept in the volume, through every replacement of the sandbox: a rebuilt image, a repaired " +
+				"network breach, a runtime change, `terraform apply -replace`, a new sandbox mounting the " +
+				"same volume. An empty volume takes the contents, owner and mode of the image's directory " +
+				"at the target the first time it is mounted, so give the image a directory the sandbox's " +
+				"`user` owns there. A target may not be under `" + joinCode(kernelFilesystems) + "`, nor be, " +
+				"hold or lie under a `tmpfs` mount or a `files` path. The engines cannot change a " +
+				"container's mounts, so changing them forces replacement; the volumes and their data stay.",
+			Optional:      true,
+			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			Validators: []validator.Map{
+				mapvalidator.SizeAtLeast(1),
+				mapvalidator.KeysAre(validators.AbsolutePath(), mountTargetValidator()),
+			},
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"volume": schema.StringAttribute{
+					MarkdownDescription: "The name of the volume to mount, such as `sandbox_volume.work.name` " +
+						"(which orders the volume's create before the sandbox's).",
+					Required:   true,
+					Validators: []validator.String{validators.String("must not be empty", nonEmpty)},
+				},
+				"read_only": schema.BoolAttribute{
+					MarkdownDescription: "Mount the volume read-only. Defaults to `" +
+						fmt.Sprint(defaultMountReadOnly) + "`.",
+					Optional: true,
+				},
+			}},
+		},
+	}
+}
+
+func nonEmpty(s string) string {
+	if s == "" {
+		return "must not be empty"
+	}
+	return ""
+}
+
+// mountTargetValidator refuses targets that would shadow the kernel's
+// filesystems or the engine's own files.
+func mountTargetValidator() validator.String {
+	desc := "must not be under " + strings.Join(kernelFilesystems, ", ") + " or one of " +
+		strings.Join(engineMountedFiles, ", ") + ": the engine mounts its own there, and a volume over them " +
+		"would hide the kernel's view or the engine's files from the sandbox"
+	return validators.String(desc, func(s string) string {
+		if slices.Contains(engineMountedFiles, s) || hiddenBy(s, nil) != "" {
+			return desc
+		}
+		return ""
+	})
+}
+
+// entries are the configured mounts; nil when unknown or null.
+func (m mountsModel) entries(ctx context.Context) (map[string]mountModel, diag.Diagnostics) {
+	var out map[string]mountModel
+	if !values.Known(m.Mounts) {
+		return nil, nil
+	}
+	diags := m.Mounts.ElementsAs(ctx, &out, false)
+	return out, diags
+}
+
+// applyTo adds the mounts to spec, sorted by target so that a mount below
+// another comes after it.
+func (m mountsModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) diag.Diagnostics {
+	entries, diags := m.entries(ctx)
+	for _, target := range slices.Sorted(maps.Keys(entries)) {
+		e := entries[target]
+		spec.Mounts = append(spec.Mounts, engine.Mount{
+			Target: target, Volume: e.Volume.ValueString(), ReadOnly: e.ReadOnly.ValueBool(),
+		})
+	}
+	return diags
+}
+
+// observe records the named volumes the engine shows mounted, keeping the
+// state's spelling (an unset read_only) where it means the same.
+func (m *mountsModel) observe(ctx context.Context, c engine.Container) {
+	held, _ := m.entries(ctx)
+	observed := engine.ObservedMounts(c)
+	if len(observed) == 0 {
+		m.Mounts = values.KeepIfEqual(m.Mounts, nullMounts().Mounts)
+		return
+	}
+	elems := map[string]attr.Value{}
+	for target, o := range observed {
+		readOnly := types.BoolValue(o.ReadOnly)
+		if !o.ReadOnly {
+			// Unset and false alike; an import, which holds nothing, unset.
+			readOnly = types.BoolNull()
+			if h, ok := held[target]; ok && !h.ReadOnly.IsUnknown() && !h.ReadOnly.ValueBool() {
+				readOnly = h.ReadOnly
+			}
+		}
+		volume := o.Volume
+		if o.HostPath != "" {
+			// Mounted outside Terraform: the configuration cannot mount host
+			// paths, so this is drift whatever it shows.
+			volume = "host path " + o.HostPath
+		}
+		elems[target] = types.ObjectValueMust(mountAttrTypes, map[string]attr.Value{
+			"volume": types.StringValue(volume), "read_only": readOnly,
+		})
+	}
+	m.Mounts = values.KeepIfEqual(m.Mounts, types.MapValueMust(types.ObjectType{AttrTypes: mountAttrTypes}, elems))
+}
+
+// validate refuses a mount that would hide, or be hidden by, a tmpfs mount
+// or a file: a file written into a mounted volume would also overwrite what
+// the sandbox wrote there at every replacement.
+func (m mountsModel) validate(ctx context.Context, fs filesystemModel, files filesModel) diag.Diagnostics {
+	entries, diags := m.entries(ctx)
+	if len(entries) == 0 {
+		return diags
+	}
+	var tmpfs map[string]string
+	if values.Known(fs.Tmpfs) {
+		diags.Append(fs.Tmpfs.ElementsAs(ctx, &tmpfs, false)...)
+	}
+	var filePaths []string
+	if values.Known(files.Files) {
+		filePaths = slices.Collect(maps.Keys(files.Files.Elements()))
+	}
+	for _, target := range slices.Sorted(maps.Keys(entries)) {
+		at := path.Root("mounts").AtMapKey(target)
+		for _, t := range slices.Sorted(maps.Keys(tmpfs)) {
+			if under(target, t) || under(t, target) {
+				diags.AddAttributeError(at, "Mount overlaps a tmpfs mount", fmt.Sprintf("Attribute mounts[%q] "+
+					"overlaps the tmpfs mount %s: one would hide the other. Mount them at separate paths.", target, t))
+			}
+		}
+		for _, f := range slices.Sorted(slices.Values(filePaths)) {
+			if under(f, target) {
+				diags.AddAttributeError(at, "Mount overlaps a file", fmt.Sprintf("Attribute files[%q] is under "+
+					"the mount %s: the file would be written into the volume at every create, over what the "+
+					"sandbox wrote there. Put the file elsewhere, or put it in the volume once.", f, target))
+			}
+		}
+	}
+	return diags
+}
