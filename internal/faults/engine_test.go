@@ -142,15 +142,25 @@ func stopEngine(t *testing.T) {
 
 // After the engine restarts, a sandbox with the default restart policy
 // (unless-stopped) runs again by itself and plans nothing; one with
-// restart = "no" is left exited, and the plan starts it in place.
+// restart = "no" is left exited, and the plan starts it in place. What
+// each wrote into its mounted volume is still there.
 func TestEngineRestartBringsSandboxesBack(t *testing.T) {
 	requireFaults(t)
 	name := acctest.Name(t)
 	tf := acctest.NewCLI(t, fmt.Sprintf(`
+resource "sandbox_volume" "kept" {
+  name = "%[1]s-kept"
+}
+
+resource "sandbox_volume" "not_kept" {
+  name = "%[1]s-no"
+}
+
 resource "sandbox_container" "kept" {
   name         = "%[1]s-kept"
   image        = %[2]q
   network_mode = "none"
+  mounts       = { "/workspace" = { volume = sandbox_volume.kept.name } }
 }
 
 resource "sandbox_container" "not_kept" {
@@ -158,10 +168,17 @@ resource "sandbox_container" "not_kept" {
   image        = %[2]q
   network_mode = "none"
   restart      = "no"
+  mounts       = { "/workspace" = { volume = sandbox_volume.not_kept.name } }
 }
 `, name, acctest.TestImage))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 	tf.Run("apply", "-auto-approve")
+	ctx := context.Background()
+	for _, suffix := range []string{"-kept", "-no"} {
+		if _, err := acctest.ExecOK(ctx, t, name+suffix, "sh", "-c", "echo work of "+suffix+" > /workspace/result"); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	stopEngine(t)
 	restartEngine(t)
@@ -187,6 +204,9 @@ resource "sandbox_container" "not_kept" {
 	for _, suffix := range []string{"-kept", "-no"} {
 		if info := acctest.Inspect(t, name+suffix); !info.State.Running || !isolation.Assess(info).Isolated {
 			t.Errorf("%s%s after apply: status %s", name, suffix, info.State.Status)
+		}
+		if got, err := acctest.ExecOK(ctx, t, name+suffix, "cat", "/workspace/result"); err != nil || got != "work of "+suffix+"\n" {
+			t.Errorf("%s%s's workspace after the restart holds %q (%s)", name, suffix, got, acctest.ErrText(err))
 		}
 	}
 }
