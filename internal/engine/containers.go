@@ -135,7 +135,7 @@ func hostConfig(spec ContainerSpec) *container.HostConfig {
 		RestartPolicy:  container.RestartPolicy{Name: container.RestartPolicyMode(spec.Restart)},
 	}
 	for _, m := range spec.Mounts {
-		h.Mounts = append(h.Mounts, engineMount(m))
+		addMount(h, m)
 	}
 	for _, u := range spec.Ulimits {
 		h.Ulimits = append(h.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})

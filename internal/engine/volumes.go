@@ -184,15 +184,24 @@ func (c *Client) VolumeUsers(ctx context.Context, name string) ([]VolumeUser, er
 	return users, err
 }
 
-// engineMount is m as the engine's API takes it.
-func engineMount(m Mount) mount.Mount {
+// addMount adds m to h as the engine's API takes it: a host path as a
+// private bind mount; a volume as a bind of its name, with nocopy (Podman
+// ignores the mount API's NoCopy, and honours it there): a volume holds
+// what it was seeded with and what sandboxes wrote, never the files of
+// whichever image mounted it first, and keeps its seeded owner.
+func addMount(h *container.HostConfig, m Mount) {
 	if m.HostPath != "" {
-		return mount.Mount{
+		h.Mounts = append(h.Mounts, mount.Mount{
 			Type: mount.TypeBind, Source: m.HostPath, Target: m.Target, ReadOnly: m.ReadOnly,
 			BindOptions: &mount.BindOptions{Propagation: mount.PropagationRPrivate},
-		}
+		})
+		return
 	}
-	return mount.Mount{Type: mount.TypeVolume, Source: m.Volume, Target: m.Target, ReadOnly: m.ReadOnly}
+	opts := "rw,nocopy"
+	if m.ReadOnly {
+		opts = "ro,nocopy"
+	}
+	h.Binds = append(h.Binds, m.Volume+":"+m.Target+":"+opts)
 }
 
 // ObservedMounts are the named volumes and host paths mounted into the

@@ -34,7 +34,8 @@ type workspace struct {
 func (w workspace) config() string {
 	config := fmt.Sprintf(`
 resource "sandbox_volume" "work" {
-  name = %[1]q
+  name  = %[1]q
+  owner = "65534:65534"
 }
 
 resource "sandbox_image" "agent" {
@@ -69,16 +70,15 @@ resource "sandbox_container" %[1]q {
 	return config
 }
 
-// agentImage writes a build context whose image has /workspace owned by
-// nobody, so that an empty volume mounted there is the sandbox user's.
+// agentImage writes a build context whose image has a /workspace of its
+// own, owned by root: the volume mounted there is not copied from it.
 func agentImage(t *testing.T) string {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "workspace"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	acctest.Write(t, filepath.Join(dir, "workspace", ".keep"), "")
-	acctest.Write(t, filepath.Join(dir, "Dockerfile"),
-		fmt.Sprintf("FROM %s\nCOPY --chown=65534:65534 workspace/ /workspace/\n", acctest.TestImage))
+	acctest.Write(t, filepath.Join(dir, "workspace", "from-the-image"), "")
+	acctest.Write(t, filepath.Join(dir, "Dockerfile"), fmt.Sprintf("FROM %s\nCOPY workspace/ /workspace/\n", acctest.TestImage))
 	return dir
 }
 
@@ -96,6 +96,9 @@ func writesResult(t *testing.T, address string) statecheck.StateCheck {
 	return acctest.ExpectInside(t, address, func(ctx context.Context, id string) error {
 		if _, err := acctest.ExecOK(ctx, t, id, "sh", "-c", `printf "$1" > /workspace/result`, "sh", writeResult); err != nil {
 			return fmt.Errorf("the sandbox's user cannot write to its workspace: %w", err)
+		}
+		if list, err := acctest.ExecOK(ctx, t, id, "ls", "-A", "/workspace"); err != nil || list != "result\n" {
+			return fmt.Errorf("the workspace holds %q (%s), want only the result: nothing copied from the image", list, acctest.ErrText(err))
 		}
 		return keptResult(ctx, t, id)
 	})

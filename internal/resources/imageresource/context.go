@@ -1,20 +1,16 @@
 package imageresource
 
 import (
-	"archive/tar"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -25,11 +21,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/moby/patternmatcher"
-	"github.com/moby/patternmatcher/ignorefile"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/localdir"
 )
 
 // The build inputs: the context directory, the Dockerfile in it, build
@@ -120,21 +115,10 @@ type buildInputs struct {
 	args, labels       map[string]string
 }
 
-// zeroTime is the time every file gets in the tar sent to the engine.
-var zeroTime = time.Unix(0, 0)
-
-// contextFile is one file, directory or symbolic link sent from the
-// context.
-type contextFile struct {
-	rel  string // slash-separated, relative to the context
-	info fs.FileInfo
-	link string // a symbolic link's target
-}
-
 // walkContext lists what a build of dir sends: everything but what
 // .dockerignore excludes, and always the Dockerfile and .dockerignore
 // themselves (as the docker CLI does), sorted by path.
-func walkContext(dir, dockerfile string) ([]contextFile, error) {
+func walkContext(dir, dockerfile string) ([]localdir.File, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the context directory %s cannot be read: %w", dir, err)
@@ -146,91 +130,19 @@ func walkContext(dir, dockerfile string) ([]contextFile, error) {
 	if st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(dockerfile))); err != nil || !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("the context %s has no Dockerfile at %s: set dockerfile to its path inside the context", dir, dockerfile)
 	}
-	matcher, err := ignored(dir, dockerfile)
-	if err != nil {
-		return nil, err
-	}
-	// A context that is a symlink to a directory is walked where it
-	// points: WalkDir does not follow its root.
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil, fmt.Errorf("the context directory %s cannot be read: %w", dir, err)
-	}
-	var files []contextFile
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("reading the context: %w", err)
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		skip, err := matcher.MatchesOrParentMatches(rel)
-		if err != nil {
-			return fmt.Errorf("applying .dockerignore to %s: %w", rel, err)
-		}
-		if skip {
-			if d.IsDir() && !matcher.Exclusions() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return fmt.Errorf("reading the context: %w", err)
-		}
-		f := contextFile{rel: rel, info: info}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			if f.link, err = os.Readlink(p); err != nil {
-				return fmt.Errorf("reading the context: %w", err)
-			}
-		} else if !info.IsDir() && !info.Mode().IsRegular() {
-			return nil // sockets, pipes and devices are not sent
-		}
-		files = append(files, f)
-		return nil
-	})
-	return files, err
-}
-
-// ignored reads dir's .dockerignore, less any pattern that would exclude
-// the Dockerfile or .dockerignore.
-func ignored(dir, dockerfile string) (*patternmatcher.PatternMatcher, error) {
-	var patterns []string
-	f, err := os.Open(filepath.Join(dir, ".dockerignore"))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, fmt.Errorf("reading %s/.dockerignore: %w", dir, err)
-	default:
-		defer func() { _ = f.Close() }()
-		if patterns, err = ignorefile.ReadAll(f); err != nil {
-			return nil, fmt.Errorf("reading %s/.dockerignore: %w", dir, err)
-		}
-	}
-	patterns = append(patterns, "!"+dockerfile, "!.dockerignore")
-	return patternmatcher.New(patterns)
+	return localdir.Walk(dir, dockerfile, ".dockerignore")
 }
 
 // digest is the SHA-256 of what a build sends and of how it is built:
 // each file's path, type, permission bits and content (times are left
 // out), then the Dockerfile's path, the build arguments, the target and
 // the labels.
-func digest(dir string, files []contextFile, b buildInputs) (string, error) {
+func digest(dir string, files []localdir.File, b buildInputs) (string, error) {
 	h := sha256.New()
-	for _, f := range files {
-		_, _ = fmt.Fprintf(h, "%q %s %o\n", f.rel, f.info.Mode().Type(), f.info.Mode().Perm()) // a hash never fails
-		switch {
-		case f.link != "":
-			_, _ = fmt.Fprintf(h, "-> %q\n", f.link)
-		case f.info.Mode().IsRegular():
-			if err := copyFile(h, filepath.Join(dir, filepath.FromSlash(f.rel))); err != nil {
-				return "", err
-			}
-		}
+	if err := localdir.Digest(h, dir, files); err != nil {
+		return "", err
 	}
-	_, _ = fmt.Fprintf(h, "dockerfile %q\ntarget %q\n", b.dockerfile, b.target)
+	_, _ = fmt.Fprintf(h, "dockerfile %q\ntarget %q\n", b.dockerfile, b.target) // a hash never fails
 	for _, k := range slices.Sorted(maps.Keys(b.args)) {
 		_, _ = fmt.Fprintf(h, "arg %q=%q\n", k, b.args[k])
 	}
@@ -240,42 +152,8 @@ func digest(dir string, files []contextFile, b buildInputs) (string, error) {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func copyFile(w io.Writer, name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return fmt.Errorf("reading the context: %w", err)
-	}
-	defer func() { _ = f.Close() }()
-	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("reading the context: %w", err)
-	}
-	return nil
-}
-
-// writeTar writes the files as a tar to w, with times zeroed so that
-// the same files make the same tar.
-func writeTar(w io.Writer, dir string, files []contextFile) error {
-	tw := tar.NewWriter(w)
-	for _, f := range files {
-		hdr, err := tar.FileInfoHeader(f.info, f.link)
-		if err != nil {
-			return fmt.Errorf("packing %s: %w", f.rel, err)
-		}
-		hdr.Name = f.rel
-		if f.info.IsDir() {
-			hdr.Name += "/"
-		}
-		hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = 0, 0, "", ""
-		hdr.ModTime, hdr.AccessTime, hdr.ChangeTime = zeroTime, zeroTime, zeroTime
-		hdr.Format = tar.FormatPAX
-		if err := tw.WriteHeader(hdr); err != nil {
-			return fmt.Errorf("packing %s: %w", f.rel, err)
-		}
-		if f.info.Mode().IsRegular() {
-			if err := copyFile(tw, filepath.Join(dir, filepath.FromSlash(f.rel))); err != nil {
-				return err
-			}
-		}
-	}
-	return tw.Close()
+// writeTar writes the files as a tar to w, owned by root, with times
+// zeroed so that the same files make the same tar.
+func writeTar(w io.Writer, dir string, files []localdir.File) error {
+	return localdir.WriteTar(w, dir, files, localdir.Owner{}, "")
 }

@@ -52,7 +52,7 @@ func TestContextDigestFollowsContentNotTimes(t *testing.T) {
 	files, _ := walkContext(dir, "Dockerfile")
 	var names []string
 	for _, f := range files {
-		names = append(names, f.rel)
+		names = append(names, f.Rel)
 	}
 	if want := []string{".dockerignore", "Dockerfile", "app", "app/main.sh"}; !slices.Equal(names, want) {
 		t.Errorf("sent %v, want %v (the Dockerfile despite .dockerignore, not cache/)", names, want)
@@ -107,7 +107,7 @@ func TestContextTarIsTheWalkedFiles(t *testing.T) {
 		}
 		body, _ := io.ReadAll(tr)
 		got[hdr.Name] = strings.Join([]string{string(rune(hdr.Typeflag)), hdr.FileInfo().Mode().Perm().String(), hdr.Linkname, string(body)}, "|")
-		if !hdr.ModTime.Equal(zeroTime) || hdr.Uid != 0 {
+		if !hdr.ModTime.Equal(time.Unix(0, 0)) || hdr.Uid != 0 {
 			t.Errorf("%s: time %v, uid %d", hdr.Name, hdr.ModTime, hdr.Uid)
 		}
 	}

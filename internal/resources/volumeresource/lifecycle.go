@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -13,26 +15,57 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
-// create makes the volume, and returns its create token.
-func (r *Resource) create(ctx context.Context, m *resourceModel) (string, diag.Diagnostics) {
-	token := engine.NewCreateToken()
+// create makes the volume and seeds it, and returns its create token. A
+// volume whose seeding fails is removed; kept says that it could not be,
+// and is to be recorded all the same.
+func (r *Resource) create(ctx context.Context, m *resourceModel) (token string, kept bool, diags diag.Diagnostics) {
+	token = engine.NewCreateToken()
 	spec, diags := m.spec(ctx, token)
 	if diags.HasError() {
-		return "", diags
+		return "", false, diags
 	}
 	v, err := r.Client.CreateVolume(ctx, spec)
 	var taken *engine.VolumeNameTakenError
 	switch {
 	case errors.As(err, &taken):
 		diags.AddAttributeError(path.Root("name"), "Volume name taken", nameTakenDetail(taken, r.Client.Endpoint()))
-		return "", diags
+		return "", false, diags
 	case err != nil:
 		diags.AddError("Cannot create the volume", fmt.Sprintf("Creating the volume %q on the engine at %s "+
 			"failed: %s.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
-		return "", diags
+		return "", false, diags
 	}
 	m.observe(v)
-	return token, diags
+	if !m.seeds() {
+		return token, false, diags
+	}
+	seedErr := r.seed(ctx, *m)
+	if seedErr == nil {
+		return token, false, diags
+	}
+	diags.Append(seedDiagnostics(spec.Name, r.Client.Endpoint(), seedErr)...)
+	// Half-seeded: not a volume to record as seeded.
+	undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	if err := r.Client.RemoveVolume(undoCtx, spec.Name, token); err != nil {
+		diags.AddError("Half-seeded volume left", fmt.Sprintf("The volume %q, whose seeding failed, could not "+
+			"be removed from the engine at %s (%s). It is recorded, tainted: the next apply removes it and "+
+			"creates it again.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
+		return token, true, diags
+	}
+	return token, false, diags
+}
+
+// undoTimeout bounds the removal of a volume whose seeding failed, which
+// runs even when the apply was interrupted.
+const undoTimeout = 30 * time.Second
+
+// seed copies the source into the volume, as its owner.
+func (r *Resource) seed(ctx context.Context, m resourceModel) error {
+	pr, pw := io.Pipe()
+	go func() { _ = pw.CloseWithError(m.writeTar(pw)) }()
+	defer func() { _ = pr.Close() }()
+	return r.Client.SeedVolume(ctx, m.Name.ValueString(), pr)
 }
 
 func nameTakenDetail(e *engine.VolumeNameTakenError, endpoint string) string {

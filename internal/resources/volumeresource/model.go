@@ -18,6 +18,7 @@ type resourceModel struct {
 	Name          types.String `tfsdk:"name"`
 	Labels        types.Map    `tfsdk:"labels"`
 	KeepOnDestroy types.Bool   `tfsdk:"keep_on_destroy"`
+	seedModel
 }
 
 // spec is what the engine is asked to create, with the provider's labels

@@ -15,6 +15,7 @@ var (
 	_ resource.ResourceWithConfigure    = &Resource{}
 	_ resource.ResourceWithImportState  = &Resource{}
 	_ resource.ResourceWithUpgradeState = &Resource{}
+	_ resource.ResourceWithModifyPlan   = &Resource{}
 )
 
 // resourceType is the resource's type name, also stamped on what it makes.
@@ -47,10 +48,14 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	token, diags := r.create(ctx, &plan)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+	token, kept, diags := r.create(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() && !kept {
 		return
 	}
+	// A volume whose seeding failed and that could not be removed is
+	// recorded all the same, and Terraform marks it tainted: the next apply
+	// replaces it.
 	resp.Diagnostics.Append(writeToken(ctx, resp.Private, token)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
@@ -79,11 +84,21 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
-// Update records keep_on_destroy: everything else replaces the volume.
+// Update seeds the volume again when reseed changed, and records
+// keep_on_destroy and the seed's inputs; a name or labels change replaces
+// the volume.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan resourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	var plan, state resourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
 		return
+	}
+	if plan.reseeds(state.seedModel) {
+		if err := r.seed(ctx, plan); err != nil {
+			resp.Diagnostics.Append(seedDiagnostics(plan.Name.ValueString(), r.Client.Endpoint(), err)...)
+			return
+		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
@@ -120,4 +135,25 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 // UpgradeState upgrades states written by earlier schema versions.
 func (r *Resource) UpgradeState(_ context.Context) map[int64]resource.StateUpgrader {
 	return stateUpgraders()
+}
+
+// ModifyPlan digests the seed's source, and plans whether the volume is
+// seeded (at create, and when reseed changes). It only reads.
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan resourceModel
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	var state *seedModel
+	if !req.State.Raw.IsNull() {
+		var s resourceModel
+		if resp.Diagnostics.Append(req.State.Get(ctx, &s)...); resp.Diagnostics.HasError() {
+			return
+		}
+		state = &s.seedModel
+	}
+	plan.plan(ctx, state, resp)
 }

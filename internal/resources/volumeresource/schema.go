@@ -2,6 +2,7 @@ package volumeresource
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -22,7 +23,7 @@ const defaultKeepOnDestroy = false
 
 // resourceSchema is the whole schema.
 func resourceSchema() schema.Schema {
-	return schema.Schema{
+	s := schema.Schema{
 		Version: schemaVersion,
 		MarkdownDescription: "A named volume on the engine, for a sandbox's work to outlive the sandbox: " +
 			"mount it with `sandbox_container.mounts`, and what an agent writes there survives every " +
@@ -66,6 +67,8 @@ func resourceSchema() schema.Schema {
 			},
 		},
 	}
+	maps.Copy(s.Attributes, seedAttributes())
+	return s
 }
 
 var (

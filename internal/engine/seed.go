@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/mount"
+)
+
+// Seeding a volume: the engines' API writes into a volume only through a
+// container that mounts it. The provider imports an empty image of its own
+// (no registry is needed), creates a container from it (never started on
+// Docker; on Podman, running only Podman's init), copies the tar into the
+// volume through it, and removes both, however the seeding ends.
+
+// SeedDir is the directory, at the helper container's root, where it
+// mounts the volume: a seed's tar holds its files under it, so that the
+// engine applies the seed's owner to the volume's root too.
+const SeedDir = "seed"
+
+// podmanInit is where Podman mounts its init (catatonit) into a container
+// created with init.
+const podmanInit = "/run/podman-init"
+
+// cleanupTimeout bounds the removal of the helper container and image, which
+// runs even when the caller's context has ended.
+const cleanupTimeout = 30 * time.Second
+
+// SeedVolume unpacks the tar, whose entries are under SeedDir, into the
+// volume's root, through a helper container that is never started, and
+// removes the helper. Entries with the paths of existing files replace
+// them; other files stay.
+func (c *Client) SeedVolume(ctx context.Context, volume string, archive io.Reader) (err error) {
+	token := NewCreateToken()
+	img, err := c.importEmptyImage(ctx, token)
+	defer func() { err = errors.Join(err, c.cleanUpSeed(ctx, token, img)) }()
+	if err != nil {
+		return fmt.Errorf("importing the empty helper image: %w", err)
+	}
+	labels := OwnershipLabels("sandbox_volume")
+	labels[LabelCreateToken] = token
+	cfg := &container.Config{Image: img, Cmd: []string{"/never-started"}, Labels: labels, NetworkDisabled: true}
+	host := &container.HostConfig{NetworkMode: "none", CapDrop: []string{"ALL"},
+		SecurityOpt: []string{"no-new-privileges"}, Mounts: []mount.Mount{{
+			Type: mount.TypeVolume, Source: volume, Target: "/" + SeedDir,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		}}}
+	podman := c.Kind(ctx) == Podman
+	if podman {
+		// Podman copies into a volume only through a running container:
+		// the helper runs Podman's own init, which the engine mounts into
+		// it, pausing (catatonit -P), and nothing else.
+		yes := true
+		host.Init = &yes
+		cfg.Entrypoint, cfg.Cmd = []string{podmanInit}, []string{"-P"}
+	}
+	var id string
+	err = c.within(ctx, "the request to create a container", SlowCallTimeout, func(ctx context.Context) error {
+		resp, err := c.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
+		id = resp.ID
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating the helper container: %w", err)
+	}
+	if podman {
+		if err := c.StartContainer(ctx, id); err != nil {
+			return fmt.Errorf("starting the helper container: %w", err)
+		}
+	}
+	err = c.within(ctx, "the request to copy into a volume", SlowCallTimeout, func(ctx context.Context) error {
+		return c.api.CopyToContainer(ctx, id, "/", archive, container.CopyToContainerOptions{})
+	})
+	if err != nil {
+		return fmt.Errorf("copying into the volume: %w", err)
+	}
+	return nil
+}
+
+// importEmptyImage imports an image with no files, labelled as the
+// provider's with the token, and returns its ID.
+func (c *Client) importEmptyImage(ctx context.Context, token string) (string, error) {
+	var empty bytes.Buffer
+	_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
+	changes := []string{
+		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s", LabelManagedBy, ManagedByValue, LabelResourceType, "sandbox_volume",
+			LabelBuildToken, token),
+	}
+	var id string
+	err := c.within(ctx, "the request to import an image", SlowCallTimeout, func(ctx context.Context) error {
+		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: &empty, SourceName: "-"}, "", image.ImportOptions{Changes: changes})
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rc.Close() }()
+		id, err = importedID(rc)
+		return err
+	})
+	return id, err
+}
+
+// importedID reads the image ID from an import's JSON stream: Docker ends
+// it with {"status":"sha256:..."}, Podman with {"status":"...","id":...}.
+func importedID(r io.Reader) (string, error) {
+	dec := json.NewDecoder(r)
+	var id string
+	for {
+		var msg struct {
+			Status string `json:"status"`
+			ID     string `json:"id"`
+			Error  string `json:"error"`
+		}
+		err := dec.Decode(&msg)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case msg.Error != "":
+			return "", errors.New(msg.Error)
+		case isHexID(msg.ID):
+			id = msg.ID
+		case isHexID(strings.TrimSpace(msg.Status)):
+			id = strings.TrimSpace(msg.Status)
+		}
+	}
+	if id == "" {
+		return "", errors.New("the engine did not say which image it imported")
+	}
+	return id, nil
+}
+
+// cleanUpSeed removes the helper container (found by its token) and the
+// helper image (found by its token when its import was cut off before the
+// engine said its ID), within cleanupTimeout even when ctx has ended.
+func (c *Client) cleanUpSeed(ctx context.Context, token, img string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if img == "" {
+		err := c.within(ctx, "the request to list images", QuickCallTimeout, func(ctx context.Context) error {
+			list, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelBuildToken+"="+token))})
+			if len(list) > 0 {
+				img = list[0].ID
+			}
+			return err
+		})
+		if err != nil || img == "" {
+			return err
+		}
+	}
+	ids, err := c.ContainersCreatedWith(ctx, token)
+	if err != nil {
+		return fmt.Errorf("listing the helper container to remove it: %w", err)
+	}
+	var errs []error
+	for _, id := range ids {
+		if err := c.RemoveContainer(ctx, id); err != nil && !IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("removing the helper container %s: %w", ShortID(id), err))
+		}
+	}
+	if err := c.RemoveImage(ctx, img); err != nil && !IsNotFound(err) {
+		errs = append(errs, fmt.Errorf("removing the helper image %s: %w", ShortID(img), err))
+	}
+	return errors.Join(errs...)
+}
