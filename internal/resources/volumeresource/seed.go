@@ -99,9 +99,9 @@ func (s seedModel) files() ([]localdir.File, error) {
 	if s.Source.IsNull() {
 		return nil, nil
 	}
-	files, err := localdir.Walk(s.Source.ValueString(), ".dockerignore")
+	files, err := localdir.Walk(s.Source.ValueString())
 	if err != nil {
-		return nil, fmt.Errorf("the source %w", err)
+		return nil, fmt.Errorf("%w. Set source to a directory on the machine running Terraform", err)
 	}
 	return files, nil
 }
