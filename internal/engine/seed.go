@@ -37,13 +37,14 @@ const podmanInit = "/run/podman-init"
 const cleanupTimeout = 30 * time.Second
 
 // SeedVolume unpacks the tar, whose entries are under SeedDir, into the
-// volume's root, through a helper container that is never started, and
-// removes the helper. Entries with the paths of existing files replace
-// them; other files stay.
-func (c *Client) SeedVolume(ctx context.Context, volume string, archive io.Reader) (err error) {
-	token := NewCreateToken()
+// volume's root, through a helper container and image that carry the token
+// (NewCreateToken), and removes the helpers. Entries with the paths of
+// existing files replace them; other files stay. When the engine fails
+// before the helpers are removed, CleanUpSeed with the same token removes
+// them later.
+func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive io.Reader) (err error) {
 	img, err := c.importEmptyImage(ctx, token)
-	defer func() { err = errors.Join(err, c.cleanUpSeed(ctx, token, img)) }()
+	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
 	if err != nil {
 		return fmt.Errorf("importing the empty helper image: %w", err)
 	}
@@ -142,24 +143,11 @@ func importedID(r io.Reader) (string, error) {
 	return id, nil
 }
 
-// cleanUpSeed removes the helper container (found by its token) and the
-// helper image (found by its token when its import was cut off before the
-// engine said its ID), within cleanupTimeout even when ctx has ended.
-func (c *Client) cleanUpSeed(ctx context.Context, token, img string) error {
+// CleanUpSeed removes the helper container and image of the seeding with
+// the token, found by it, within cleanupTimeout even when ctx has ended.
+func (c *Client) CleanUpSeed(ctx context.Context, token string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	if img == "" {
-		err := c.within(ctx, "the request to list images", QuickCallTimeout, func(ctx context.Context) error {
-			list, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelBuildToken+"="+token))})
-			if len(list) > 0 {
-				img = list[0].ID
-			}
-			return err
-		})
-		if err != nil || img == "" {
-			return err
-		}
-	}
 	ids, err := c.ContainersCreatedWith(ctx, token)
 	if err != nil {
 		return fmt.Errorf("listing the helper container to remove it: %w", err)
@@ -170,8 +158,21 @@ func (c *Client) cleanUpSeed(ctx context.Context, token, img string) error {
 			errs = append(errs, fmt.Errorf("removing the helper container %s: %w", ShortID(id), err))
 		}
 	}
-	if err := c.RemoveImage(ctx, img); err != nil && !IsNotFound(err) {
-		errs = append(errs, fmt.Errorf("removing the helper image %s: %w", ShortID(img), err))
+	var images []string
+	err = c.within(ctx, "the request to list images", QuickCallTimeout, func(ctx context.Context) error {
+		list, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelBuildToken+"="+token))})
+		for _, img := range list {
+			images = append(images, img.ID)
+		}
+		return err
+	})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("listing the helper image to remove it: %w", err))
+	}
+	for _, img := range images {
+		if err := c.RemoveImage(ctx, img); err != nil && !IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("removing the helper image %s: %w", ShortID(img), err))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -15,33 +15,36 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
-// create makes the volume and seeds it, and returns its create token. A
-// volume whose seeding fails is removed; kept says that it could not be,
-// and is to be recorded all the same.
-func (r *Resource) create(ctx context.Context, m *resourceModel) (token string, kept bool, diags diag.Diagnostics) {
-	token = engine.NewCreateToken()
+// create makes the volume and seeds it, and returns its tokens. A volume
+// whose seeding fails is removed; kept says that it could not be, and is
+// to be recorded all the same, with the seeding's token, whose helpers the
+// engine may not have removed either.
+func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept bool, diags diag.Diagnostics) {
+	token := engine.NewCreateToken()
 	spec, diags := m.spec(ctx, token)
 	if diags.HasError() {
-		return "", false, diags
+		return t, false, diags
 	}
 	v, err := r.Client.CreateVolume(ctx, spec)
 	var taken *engine.VolumeNameTakenError
 	switch {
 	case errors.As(err, &taken):
 		diags.AddAttributeError(path.Root("name"), "Volume name taken", nameTakenDetail(taken, r.Client.Endpoint()))
-		return "", false, diags
+		return t, false, diags
 	case err != nil:
 		diags.AddError("Cannot create the volume", fmt.Sprintf("Creating the volume %q on the engine at %s "+
 			"failed: %s.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
-		return "", false, diags
+		return t, false, diags
 	}
 	m.observe(v)
+	t = tokens{create: token}
 	if !m.seeds() {
-		return token, false, diags
+		return t, false, diags
 	}
-	seedErr := r.seed(ctx, *m)
+	seedToken := engine.NewCreateToken()
+	seedErr := r.seed(ctx, *m, seedToken)
 	if seedErr == nil {
-		return token, false, diags
+		return t, false, diags
 	}
 	diags.Append(seedDiagnostics(spec.Name, r.Client.Endpoint(), seedErr)...)
 	// Half-seeded: not a volume to record as seeded.
@@ -49,23 +52,25 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (token string, 
 	defer cancel()
 	if err := r.Client.RemoveVolume(undoCtx, spec.Name, token); err != nil {
 		diags.AddError("Half-seeded volume left", fmt.Sprintf("The volume %q, whose seeding failed, could not "+
-			"be removed from the engine at %s (%s). It is recorded, tainted: the next apply removes it and "+
-			"creates it again.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
-		return token, true, diags
+			"be removed from the engine at %s (%s). It is recorded, tainted: the next apply removes it, and "+
+			"what its seeding left, and creates it again.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
+		t.seed = seedToken
+		return t, true, diags
 	}
-	return token, false, diags
+	return t, false, diags
 }
 
 // undoTimeout bounds the removal of a volume whose seeding failed, which
 // runs even when the apply was interrupted.
 const undoTimeout = 30 * time.Second
 
-// seed copies the source into the volume, as its owner.
-func (r *Resource) seed(ctx context.Context, m resourceModel) error {
+// seed copies the source into the volume, as its owner, through helpers
+// that carry the token.
+func (r *Resource) seed(ctx context.Context, m resourceModel, token string) error {
 	pr, pw := io.Pipe()
 	go func() { _ = pw.CloseWithError(m.writeTar(pw)) }()
 	defer func() { _ = pr.Close() }()
-	return r.Client.SeedVolume(ctx, m.Name.ValueString(), pr)
+	return r.Client.SeedVolume(ctx, m.Name.ValueString(), token, pr)
 }
 
 func nameTakenDetail(e *engine.VolumeNameTakenError, endpoint string) string {
@@ -107,11 +112,20 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, token string) 
 	return true, diags
 }
 
-// remove removes the volume the state recorded, and only that one.
-func (r *Resource) remove(ctx context.Context, m resourceModel, token string) diag.Diagnostics {
+// remove removes the volume the state recorded, and only that one, and
+// what a failed seeding of it left.
+func (r *Resource) remove(ctx context.Context, m resourceModel, t tokens) diag.Diagnostics {
 	var diags diag.Diagnostics
 	name := m.Name.ValueString()
-	err := r.Client.RemoveVolume(ctx, name, token)
+	if t.seed != "" {
+		if err := r.Client.CleanUpSeed(ctx, t.seed); err != nil {
+			diags.AddError("Cannot remove what a seeding left", fmt.Sprintf("Removing the helper container "+
+				"and image that the failed seeding of the volume %q left on the engine at %s failed: %s. Run "+
+				"the destroy again.", name, r.Client.Endpoint(), engine.Brief(err)))
+			return diags
+		}
+	}
+	err := r.Client.RemoveVolume(ctx, name, t.create)
 	var inUse *engine.VolumeInUseError
 	switch {
 	case errors.As(err, &inUse):
@@ -128,7 +142,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel, token string) di
 
 // importVolume reads a volume for import: only one that the provider's
 // sandbox_volume made.
-func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel, string, diag.Diagnostics) {
+func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel, tokens, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	m := resourceModel{Name: types.StringValue(name), Labels: types.MapNull(types.StringType),
 		KeepOnDestroy: types.BoolValue(defaultKeepOnDestroy)}
@@ -137,11 +151,11 @@ func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel
 	case engine.IsNotFound(err):
 		diags.AddError("No such volume", fmt.Sprintf("The engine at %s has no volume named %q. Import takes "+
 			"a volume's name (docker volume ls).", r.Client.Endpoint(), name))
-		return m, "", diags
+		return m, tokens{}, diags
 	case err != nil:
 		diags.AddError("Cannot read the volume", fmt.Sprintf("Inspecting the volume %q on the engine at %s "+
 			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
-		return m, "", diags
+		return m, tokens{}, diags
 	}
 	token := v.Labels[engine.LabelCreateToken]
 	if !engine.VolumeMadeWith(v, token) || v.Labels[engine.LabelResourceType] != resourceType {
@@ -149,8 +163,8 @@ func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel
 			"was not created by a sandbox_volume (it lacks the provider's labels and create token), and "+
 			"the provider never adopts a volume it did not make. Create a new sandbox_volume and copy the "+
 			"data into it.", name, r.Client.Endpoint()))
-		return m, "", diags
+		return m, tokens{}, diags
 	}
 	m.observe(v)
-	return m, token, diags
+	return m, tokens{create: token}, diags
 }

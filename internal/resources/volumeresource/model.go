@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -35,9 +36,11 @@ func (m resourceModel) spec(ctx context.Context, token string) (engine.VolumeSpe
 }
 
 // observe records what the engine shows of v: the user's labels, keeping
-// the state's null for none.
+// the state's null for none, and a pending ID.
 func (m *resourceModel) observe(v engine.Volume) {
-	m.ID = types.StringValue(v.Name)
+	if !strings.HasPrefix(m.ID.ValueString(), pendingPrefix) {
+		m.ID = types.StringValue(v.Name)
+	}
 	m.Name = types.StringValue(v.Name)
 	user := map[string]string{}
 	for k, val := range v.Labels {
@@ -48,8 +51,18 @@ func (m *resourceModel) observe(v engine.Volume) {
 	m.Labels = values.KeepIfEqual(m.Labels, values.StringMap(user))
 }
 
-// tokenKey is the private state's key for the volume's create token.
-const tokenKey = "create_token"
+// tokens are what the private state records: the volume's create token,
+// and the token of a failed seeding whose helpers may be left.
+type tokens struct {
+	create string
+	seed   string
+}
+
+// Private state keys.
+const (
+	tokenKey     = "create_token"
+	seedTokenKey = "seed_token"
+)
 
 // privateState is the part of a resource's private state the volume uses.
 type privateState interface {
@@ -57,17 +70,41 @@ type privateState interface {
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
-func writeToken(ctx context.Context, p privateState, token string) diag.Diagnostics {
-	b, _ := json.Marshal(token) // a string always marshals
-	return p.SetKey(ctx, tokenKey, b)
+func writeTokens(ctx context.Context, p privateState, t tokens) diag.Diagnostics {
+	create, _ := json.Marshal(t.create) // a string always marshals
+	diags := p.SetKey(ctx, tokenKey, create)
+	if t.seed != "" {
+		seed, _ := json.Marshal(t.seed)
+		diags.Append(p.SetKey(ctx, seedTokenKey, seed)...)
+	}
+	return diags
 }
 
-// readToken is the recorded create token: empty when none was recorded.
-func readToken(ctx context.Context, p privateState) (string, diag.Diagnostics) {
-	b, diags := p.GetKey(ctx, tokenKey)
-	var token string
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &token) // a bad value reads as no token: nothing is proven
+// pendingPrefix starts the ID of a volume whose seeding failed and that
+// could not be removed: Terraform does not keep the private state of a
+// create that failed, so the ID carries the tokens (create, then seed,
+// after the prefix, separated by ":").
+const pendingPrefix = "seeding-failed:"
+
+func pendingID(t tokens) types.String {
+	return types.StringValue(pendingPrefix + t.create + ":" + t.seed)
+}
+
+// readTokens are the recorded tokens, from the private state or a pending
+// ID: empty where none was recorded.
+func readTokens(ctx context.Context, p privateState, id types.String) (tokens, diag.Diagnostics) {
+	var t tokens
+	if rest, ok := strings.CutPrefix(id.ValueString(), pendingPrefix); ok {
+		t.create, t.seed, _ = strings.Cut(rest, ":")
+		return t, nil
 	}
-	return token, diags
+	var diags diag.Diagnostics
+	for key, into := range map[string]*string{tokenKey: &t.create, seedTokenKey: &t.seed} {
+		b, d := p.GetKey(ctx, key)
+		diags.Append(d...)
+		if len(b) > 0 {
+			_ = json.Unmarshal(b, into) // a bad value reads as no token: nothing is proven
+		}
+	}
+	return t, diags
 }

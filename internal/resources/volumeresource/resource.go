@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
@@ -48,15 +49,18 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	token, kept, diags := r.create(ctx, &plan)
+	tokens, kept, diags := r.create(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() && !kept {
 		return
 	}
+	if kept {
+		plan.ID = pendingID(tokens)
+	}
 	// A volume whose seeding failed and that could not be removed is
 	// recorded all the same, and Terraform marks it tainted: the next apply
 	// replaces it.
-	resp.Diagnostics.Append(writeToken(ctx, resp.Private, token)...)
+	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
@@ -69,11 +73,11 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	token, diags := readToken(ctx, req.Private)
+	tokens, diags := readTokens(ctx, req.Private, state.ID)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	found, diags := r.refresh(ctx, &state, token)
+	found, diags := r.refresh(ctx, &state, tokens.create)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -95,7 +99,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	if plan.reseeds(state.seedModel) {
-		if err := r.seed(ctx, plan); err != nil {
+		if err := r.seed(ctx, plan, engine.NewCreateToken()); err != nil {
 			resp.Diagnostics.Append(seedDiagnostics(plan.Name.ValueString(), r.Client.Endpoint(), err)...)
 			return
 		}
@@ -114,21 +118,21 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if state.KeepOnDestroy.ValueBool() {
 		return
 	}
-	token, diags := readToken(ctx, req.Private)
+	tokens, diags := readTokens(ctx, req.Private, state.ID)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.remove(ctx, state, token)...)
+	resp.Diagnostics.Append(r.remove(ctx, state, tokens)...)
 }
 
 // ImportState takes a volume by name, only one that the provider's
 // sandbox_volume made.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	m, token, diags := r.importVolume(ctx, req.ID)
+	m, tokens, diags := r.importVolume(ctx, req.ID)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(writeToken(ctx, resp.Private, token)...)
+	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 

@@ -33,7 +33,7 @@ func resourceSchema() schema.Schema {
 			"gone. See the workspaces guide.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "The volume's name, as `name`.",
+				MarkdownDescription: "The volume's name, as `name`; `seeding-failed:...` for a volume whose seeding failed and that the next apply replaces.",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},

@@ -1,0 +1,141 @@
+package volumeresource_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// isArchivePut matches the copy into a container, through which a volume is
+// seeded.
+func isArchivePut(r *http.Request) bool {
+	return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/archive")
+}
+
+// expectNoHelpers fails the test when a seeding helper (container or
+// image) made under the name prefix's test is on the engine. Helpers carry
+// no name: they are found by the volume they mount or by their labels, and
+// only those younger than the test count.
+func expectNoHelpers(t *testing.T, volume string, since time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	api := acctest.Docker(t)
+	list, err := api.ContainerList(ctx, container.ListOptions{All: true,
+		Filters: filters.NewArgs(filters.Arg("volume", volume))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 0 {
+		t.Errorf("%d containers still mount %s: %v", len(list), volume, list[0].Labels)
+	}
+	images, err := api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("label", engine.LabelResourceType+"=sandbox_volume"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, img := range images {
+		if time.Unix(img.Created, 0).After(since.Add(-time.Second)) {
+			// Another test's seeding may be under way: look again.
+			time.Sleep(5 * time.Second)
+			if _, err := api.ImageInspect(ctx, img.ID); err == nil {
+				t.Errorf("the seeding helper image %s is still on the engine", img.ID)
+			}
+		}
+	}
+}
+
+// One Ctrl-C while a volume is being seeded ends the apply within seconds;
+// no volume is recorded, none is left half-seeded, and no helper remains.
+// The next apply creates and seeds it whole.
+func TestAccVolume_interruptedSeedingLeavesNothing(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.Name(t)
+	since := time.Now()
+	proxy := acctest.NewFaultyEngine(t)
+	proxy.SetRule(acctest.On(isArchivePut, acctest.Stall))
+	cli := acctest.NewCLI(t, proxy.ProviderBlock()+seededConfig(name, seedSource(t), "0"))
+	apply := cli.Start("apply", "-auto-approve")
+	for deadline := time.Now().Add(time.Minute); proxy.Count(acctest.Stall) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the seeding's copy never reached the engine")
+		}
+	}
+	interrupted := time.Now()
+	if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	out, err := apply.Wait(time.Minute)
+	if err == nil {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out)
+	}
+	if took := time.Since(interrupted); took > 30*time.Second {
+		t.Errorf("the apply took %s to end after one Ctrl-C", took)
+	}
+	if ids := cli.StateIDs(); ids["sandbox_volume.test"] != "" {
+		t.Errorf("the half-seeded volume is in the state: %v", ids)
+	}
+	if _, err := acctest.Engine(t).InspectVolume(context.Background(), name); !engine.IsNotFound(err) {
+		t.Errorf("the half-seeded volume is on the engine (%v)", err)
+	}
+	expectNoHelpers(t, name, since)
+
+	proxy.SetRule(func(*http.Request) acctest.Fault { return acctest.Forward })
+	cli.Run("apply", "-auto-approve")
+	got, err := acctest.ExecOK(context.Background(), t, name, "cat", "/workspace/README.md")
+	if err != nil || got != "task: fix the bug\n" {
+		t.Errorf("after the next apply the volume holds %q (%s)", got, acctest.ErrText(err))
+	}
+	cli.Run("destroy", "-auto-approve")
+	expectNoHelpers(t, name, since)
+}
+
+// The engine goes away in the middle of a seeding: the volume cannot be
+// removed, so it is recorded tainted, and the next apply, with the engine
+// back, removes it and what the seeding left, and seeds a new one whole.
+func TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply(t *testing.T) {
+	name := acctest.Name(t)
+	since := time.Now()
+	proxy := acctest.NewFaultyEngine(t)
+	var gone atomic.Bool
+	proxy.SetRule(func(r *http.Request) acctest.Fault {
+		switch {
+		case gone.Load():
+			return acctest.Refuse
+		case isArchivePut(r):
+			gone.Store(true)
+			return acctest.Refuse
+		}
+		return acctest.Forward
+	})
+	config := proxy.ProviderBlock() + seededConfig(name, seedSource(t), "0")
+	acctest.Test(t, []resource.TestStep{
+		{
+			Config:      config,
+			ExpectError: regexp.MustCompile(`(?s)Half-seeded volume left.*tainted: the next apply removes it`),
+		},
+		{
+			PreConfig: func() { proxy.SetRule(func(*http.Request) acctest.Fault { return acctest.Forward }) },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{inside(t, "cat /workspace/README.md", "task: fix the bug\n")},
+		},
+	})
+	expectNoHelpers(t, name, since)
+}
