@@ -156,6 +156,8 @@ type VolumeUser struct {
 	Container string // its name, or its short ID where it has none
 	ID        string
 	Writable  bool
+	Target    string // where it mounts the volume
+	Running   bool
 }
 
 // VolumeUsers lists the containers, running or not, that mount the volume,
@@ -167,13 +169,14 @@ func (c *Client) VolumeUsers(ctx context.Context, name string) ([]VolumeUser, er
 			All: true, Filters: filters.NewArgs(filters.Arg("volume", name)),
 		})
 		for _, s := range list {
-			u := VolumeUser{Container: ShortID(s.ID), ID: s.ID}
+			u := VolumeUser{Container: ShortID(s.ID), ID: s.ID, Running: s.State == container.StateRunning}
 			if len(s.Names) > 0 {
 				u.Container = strings.TrimPrefix(s.Names[0], "/")
 			}
 			for _, m := range s.Mounts {
-				if m.Type == mount.TypeVolume && m.Name == name && m.RW {
-					u.Writable = true
+				if m.Type == mount.TypeVolume && m.Name == name {
+					u.Writable = u.Writable || m.RW
+					u.Target = m.Destination
 				}
 			}
 			users = append(users, u)

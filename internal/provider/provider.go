@@ -24,6 +24,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containerresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containersdatasource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/execresource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/filedatasource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/imageresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/volumeresource"
 )
@@ -242,5 +243,6 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		containersdatasource.New,
+		filedatasource.New,
 	}
 }
