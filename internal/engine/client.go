@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/docker/docker/client"
@@ -83,6 +84,13 @@ func New(cfg Config) (*Client, error) {
 
 // Endpoint is the address of the engine this client talks to.
 func (c *Client) Endpoint() string { return c.endpoint }
+
+// LocalSocket is the path of the unix socket the provider reaches the
+// engine through, and whether it does: then the engine runs on this
+// machine, and its host's paths are this machine's.
+func (c *Client) LocalSocket() (string, bool) {
+	return strings.CutPrefix(c.endpoint, "unix://")
+}
 
 // DockerAPI is the Docker SDK client underneath, for tests that change the
 // world behind the provider's back. The provider itself never uses it

@@ -28,6 +28,9 @@ type Facts struct {
 	Pausable bool
 	// Seccomp is the engine's default seccomp filter.
 	Seccomp Seccomp
+	// DataRoot is where the engine keeps its images, containers and
+	// volumes on its host (Docker's root directory, Podman's graph root).
+	DataRoot string
 }
 
 // Enforcement is which limits an engine applies; one it does not is
@@ -73,7 +76,7 @@ func (c *Client) Facts(ctx context.Context) (Facts, error) {
 			return err
 		}
 		f = Facts{MemTotal: info.MemTotal, NCPU: info.NCPU, DefaultRuntime: info.DefaultRuntime,
-			Runtimes: map[string]string{}, Pausable: true}
+			Runtimes: map[string]string{}, Pausable: true, DataRoot: info.DockerRootDir}
 		for name, rt := range info.Runtimes {
 			f.Runtimes[name] = rt.Path
 		}

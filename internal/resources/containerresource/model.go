@@ -157,6 +157,7 @@ func (m resourceModel) validate(ctx context.Context) diag.Diagnostics {
 	diags.Append(m.portsModel.validate(m.isolated())...)
 	diags.Append(m.filesModel.validate(ctx, m.filesystemModel)...)
 	diags.Append(m.mountsModel.validate(ctx, m.filesystemModel, m.filesModel)...)
+	diags.Append(m.validateHostPaths(ctx)...)
 	diags.Append(m.secretsModel.validate(m.Env)...)
 	return diags
 }

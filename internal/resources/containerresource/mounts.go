@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -23,41 +24,56 @@ import (
 )
 
 // The sandbox's mounts: named volumes (sandbox_volume) whose data outlives
-// the sandbox.
+// the sandbox, and, with an opt-in, host paths (hostpaths.go).
 
-// defaultMountReadOnly is a volume mount's read_only when it sets none:
-// false, the value observe takes an unset read_only for.
-const defaultMountReadOnly = false
+// Defaults of a mount's read_only when it sets none: a volume is writable,
+// a host path read-only. observe takes an unset read_only for them.
+const (
+	defaultVolumeReadOnly   = false
+	defaultHostPathReadOnly = true
+)
 
 // mountsModel is what is mounted into the sandbox, by target path.
 type mountsModel struct {
-	Mounts types.Map `tfsdk:"mounts"`
+	Mounts         types.Map  `tfsdk:"mounts"`
+	AllowHostPaths types.Bool `tfsdk:"allow_host_paths"`
 }
 
 // mountModel is one mount.
 type mountModel struct {
 	Volume   types.String `tfsdk:"volume"`
+	HostPath types.String `tfsdk:"host_path"`
 	ReadOnly types.Bool   `tfsdk:"read_only"`
 }
 
-var mountAttrTypes = map[string]attr.Type{"volume": types.StringType, "read_only": types.BoolType}
+// readOnly is whether the mount is read-only, its default included.
+func (m mountModel) readOnly() bool {
+	if m.ReadOnly.IsNull() || m.ReadOnly.IsUnknown() {
+		return !m.HostPath.IsNull() && defaultHostPathReadOnly
+	}
+	return m.ReadOnly.ValueBool()
+}
+
+var mountAttrTypes = map[string]attr.Type{
+	"volume": types.StringType, "host_path": types.StringType, "read_only": types.BoolType,
+}
 
 // nullMounts knows nothing yet.
 func nullMounts() mountsModel {
-	return mountsModel{Mounts: types.MapNull(types.ObjectType{AttrTypes: mountAttrTypes})}
+	return mountsModel{Mounts: types.MapNull(types.ObjectType{AttrTypes: mountAttrTypes}), AllowHostPaths: types.BoolNull()}
 }
 
 func mountAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"mounts": schema.MapNestedAttribute{
-			MarkdownDescription: "Volumes to mount into the sandbox, by absolute target path, such as " +
-				"`{ \"/workspace\" = { volume = sandbox_volume.work.name } }`. What the sandbox writes there " +
-				"is kept in the volume, through every replacement of the sandbox: a rebuilt image, a repaired " +
-				"network breach, a runtime change, `terraform apply -replace`, a new sandbox mounting the " +
-				"same volume. An empty volume takes the contents, owner and mode of the image's directory " +
-				"at the target the first time it is mounted, so give the image a directory the sandbox's " +
-				"`user` owns there. A target may not be under `" + joinCode(kernelFilesystems) + "`, nor be, " +
-				"hold or lie under a `tmpfs` mount or a `files` path. The engines cannot change a " +
+			MarkdownDescription: "Volumes, and with `allow_host_paths` host paths, to mount into the sandbox, " +
+				"by absolute target path, such as `{ \"/workspace\" = { volume = sandbox_volume.work.name } }`. " +
+				"What the sandbox writes into a volume is kept through every replacement of the sandbox: a " +
+				"rebuilt image, a repaired network breach, a runtime change, `terraform apply -replace`, a new " +
+				"sandbox mounting the same volume. A volume is mounted as it is: the image's files at the " +
+				"target are not copied into it (unlike `docker run`'s default), and its owner is the one its " +
+				"`sandbox_volume.owner` seeded. A target may not be under `" + joinCode(kernelFilesystems) +
+				"`, nor be, hold or lie under a `tmpfs` mount or a `files` path. The engines cannot change a " +
 				"container's mounts, so changing them forces replacement; the volumes and their data stay.",
 			Optional:      true,
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
@@ -65,19 +81,35 @@ func mountAttributes() map[string]schema.Attribute {
 				mapvalidator.SizeAtLeast(1),
 				mapvalidator.KeysAre(validators.AbsolutePath(), mountTargetValidator()),
 			},
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"volume": schema.StringAttribute{
-					MarkdownDescription: "The name of the volume to mount, such as `sandbox_volume.work.name` " +
-						"(which orders the volume's create before the sandbox's).",
-					Required:   true,
-					Validators: []validator.String{validators.String("must not be empty", nonEmpty)},
+			NestedObject: schema.NestedAttributeObject{
+				Validators: []validator.Object{validators.ExactlyOneOf("volume", "host_path")},
+				Attributes: map[string]schema.Attribute{
+					"volume": schema.StringAttribute{
+						MarkdownDescription: "The name of the volume to mount, such as `sandbox_volume.work.name` " +
+							"(which orders the volume's create before the sandbox's). Exactly one of `volume` and " +
+							"`host_path`.",
+						Optional:   true,
+						Validators: []validator.String{validators.String("must not be empty", nonEmpty)},
+					},
+					"host_path": schema.StringAttribute{
+						MarkdownDescription: hostPathDescription,
+						Optional:            true,
+						Validators:          []validator.String{validators.AbsolutePath()},
+					},
+					"read_only": schema.BoolAttribute{
+						MarkdownDescription: fmt.Sprintf("Mount it read-only. Defaults to `%t` for a volume and "+
+							"`%t` for a host path.", defaultVolumeReadOnly, defaultHostPathReadOnly),
+						Optional: true,
+					},
 				},
-				"read_only": schema.BoolAttribute{
-					MarkdownDescription: "Mount the volume read-only. Defaults to `" +
-						fmt.Sprint(defaultMountReadOnly) + "`.",
-					Optional: true,
-				},
-			}},
+			},
+		},
+		"allow_host_paths": schema.BoolAttribute{
+			MarkdownDescription: "Allow `mounts` of host paths. A host path hands part of the engine's host to " +
+				"the sandbox; sources that would hand it the host are refused whatever this says (see " +
+				"`host_path`). Defaults to `false`. Changing it forces replacement.",
+			Optional:      true,
+			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 		},
 	}
 }
@@ -120,7 +152,7 @@ func (m mountsModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) di
 	for _, target := range slices.Sorted(maps.Keys(entries)) {
 		e := entries[target]
 		spec.Mounts = append(spec.Mounts, engine.Mount{
-			Target: target, Volume: e.Volume.ValueString(), ReadOnly: e.ReadOnly.ValueBool(),
+			Target: target, Volume: e.Volume.ValueString(), HostPath: e.HostPath.ValueString(), ReadOnly: e.readOnly(),
 		})
 	}
 	return diags
@@ -137,22 +169,24 @@ func (m *mountsModel) observe(ctx context.Context, c engine.Container) {
 	}
 	elems := map[string]attr.Value{}
 	for target, o := range observed {
-		readOnly := types.BoolValue(o.ReadOnly)
-		if !o.ReadOnly {
-			// Unset and false alike; an import, which holds nothing, unset.
-			readOnly = types.BoolNull()
-			if h, ok := held[target]; ok && !h.ReadOnly.IsUnknown() && !h.ReadOnly.ValueBool() {
-				readOnly = h.ReadOnly
-			}
-		}
-		volume := o.Volume
+		volume, hostPath := types.StringNull(), types.StringNull()
 		if o.HostPath != "" {
-			// Mounted outside Terraform: the configuration cannot mount host
-			// paths, so this is drift whatever it shows.
-			volume = "host path " + o.HostPath
+			hostPath = types.StringValue(o.HostPath)
+		} else {
+			volume = types.StringValue(o.Volume)
+		}
+		seen := mountModel{Volume: volume, HostPath: hostPath, ReadOnly: types.BoolValue(o.ReadOnly)}
+		// An unset read_only that means what the engine shows stays unset;
+		// an import, which holds nothing, leaves the default unset.
+		h, ok := held[target]
+		if !ok {
+			h = mountModel{Volume: volume, HostPath: hostPath, ReadOnly: types.BoolNull()}
+		}
+		if (h.ReadOnly.IsNull() || h.ReadOnly.IsUnknown()) && h.HostPath.Equal(hostPath) && h.readOnly() == o.ReadOnly {
+			seen.ReadOnly = types.BoolNull()
 		}
 		elems[target] = types.ObjectValueMust(mountAttrTypes, map[string]attr.Value{
-			"volume": types.StringValue(volume), "read_only": readOnly,
+			"volume": seen.Volume, "host_path": seen.HostPath, "read_only": seen.ReadOnly,
 		})
 	}
 	m.Mounts = values.KeepIfEqual(m.Mounts, types.MapValueMust(types.ObjectType{AttrTypes: mountAttrTypes}, elems))

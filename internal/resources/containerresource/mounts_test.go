@@ -141,7 +141,7 @@ func TestAccContainer_workspaceSurvivesEveryReplacement(t *testing.T) {
 				writesResult(t, addr), acctest.ExpectIsolated(t, addr),
 				statecheck.ExpectKnownValue(addr, attr("mounts"), knownvalue.MapExact(map[string]knownvalue.Check{
 					"/workspace": knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"volume": knownvalue.StringExact(name), "read_only": knownvalue.Null(),
+						"volume": knownvalue.StringExact(name), "host_path": knownvalue.Null(), "read_only": knownvalue.Null(),
 					}),
 				})),
 			},

@@ -2,12 +2,15 @@ package containerresource
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 func mountsValue(t *testing.T, entries map[string]mountModel) types.Map {
@@ -40,6 +43,9 @@ func TestMountsObserve(t *testing.T) {
 	anonymous := container.MountPoint{Type: mount.TypeVolume, Destination: "/var/lib/x",
 		Name: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", RW: true}
 	host := container.MountPoint{Type: mount.TypeBind, Source: "/srv", Destination: "/w", RW: true}
+	hostReadOnly := host
+	hostReadOnly.RW = false
+	hostUnset := mountModel{HostPath: types.StringValue("/srv"), ReadOnly: types.BoolNull()}
 	unset := mountModel{Volume: types.StringValue("work"), ReadOnly: types.BoolNull()}
 	asFalse := mountModel{Volume: types.StringValue("work"), ReadOnly: types.BoolValue(false)}
 	asTrue := mountModel{Volume: types.StringValue("work"), ReadOnly: types.BoolValue(true)}
@@ -52,13 +58,18 @@ func TestMountsObserve(t *testing.T) {
 		{"unchanged, read_only unset", map[string]mountModel{"/w": unset}, inspected(work), map[string]mountModel{"/w": unset}},
 		{"unchanged, read_only false", map[string]mountModel{"/w": asFalse}, inspected(work), map[string]mountModel{"/w": asFalse}},
 		{"unchanged, read-only", map[string]mountModel{"/w": asTrue}, inspected(readOnly), map[string]mountModel{"/w": asTrue}},
-		{"made writable", map[string]mountModel{"/w": asTrue}, inspected(work), map[string]mountModel{"/w": unset}},
+		{"made writable", map[string]mountModel{"/w": asTrue}, inspected(work), map[string]mountModel{"/w": asFalse}},
 		{"made read-only", map[string]mountModel{"/w": unset}, inspected(readOnly), map[string]mountModel{"/w": asTrue}},
 		{"imported", nil, inspected(work, anonymous), map[string]mountModel{"/w": unset}},
 		{"gone", map[string]mountModel{"/w": unset}, inspected(anonymous), nil},
 		{"none", nil, inspected(), nil},
 		{"host path instead", map[string]mountModel{"/w": unset}, inspected(host),
-			map[string]mountModel{"/w": {Volume: types.StringValue("host path /srv"), ReadOnly: types.BoolNull()}}},
+			map[string]mountModel{"/w": {HostPath: types.StringValue("/srv"), ReadOnly: types.BoolValue(false)}}},
+		{"host path, read-only by default", map[string]mountModel{"/w": hostUnset}, inspected(hostReadOnly),
+			map[string]mountModel{"/w": hostUnset}},
+		{"host path made writable", map[string]mountModel{"/w": hostUnset}, inspected(host),
+			map[string]mountModel{"/w": {HostPath: types.StringValue("/srv"), ReadOnly: types.BoolValue(false)}}},
+		{"host path imported", nil, inspected(hostReadOnly), map[string]mountModel{"/w": hostUnset}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,5 +79,33 @@ func TestMountsObserve(t *testing.T) {
 				t.Errorf("observed %v, want %v", m.Mounts, want)
 			}
 		})
+	}
+}
+
+// Host paths that hand the host over are refused, above and below what
+// they must not reach; others pass.
+func TestHostPathProblem(t *testing.T) {
+	forbidden := forbiddenOn(engine.Facts{DataRoot: "/srv/docker-data"}, "/home/me/.docker/run/docker.sock")
+	for p, want := range map[string]string{
+		"/":                                 "it is the host's root",
+		"/etc":                              "it is /etc or lies under it",
+		"/etc/ssl/certs":                    "it is /etc or lies under it",
+		"/var":                              "it holds /var/run",
+		"/var/lib":                          "it holds /var/lib/docker",
+		"/var/lib/docker/volumes/x/_data":   "it is /var/lib/docker or lies under it",
+		"/srv":                              "it holds /srv/docker-data",
+		"/srv/docker-data/overlay2":         "it is /srv/docker-data or lies under it",
+		"/home/me":                          "it holds /home/me/.docker/run/docker.sock",
+		"/run/user/1000/podman/podman.sock": "it is an engine's socket",
+		"/tmp/x/containerd.sock":            "it is an engine's socket",
+		"/proc/1/root":                      "it is /proc or lies under it",
+		"/srv/data":                         "",
+		"/home/me/project":                  "",
+		"/opt/repo":                         "",
+		"/var/cache/agent":                  "",
+	} {
+		if got := hostPathProblem(p, forbidden); !strings.HasPrefix(got, want) || (want == "") != (got == "") {
+			t.Errorf("hostPathProblem(%q) = %q, want %q", p, got, want)
+		}
 	}
 }

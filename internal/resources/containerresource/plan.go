@@ -55,6 +55,7 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	}
 	r.checkAgainstEngine(plan, facts, resp)
 	refuseUnenforcedLimits(plan, facts.Enforces, r.Client.Endpoint(), resp)
+	r.planHostPaths(ctx, facts, resp)
 	if state == nil {
 		warnUserNamespaces(plan["security_opts"], facts.Seccomp, r.Client.Endpoint(), resp)
 		return

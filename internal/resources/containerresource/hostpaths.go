@@ -1,0 +1,169 @@
+package containerresource
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	pathattr "github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// Host paths: a part of the engine's host mounted into a sandbox, only with
+// allow_host_paths, and never one that hands the sandbox the host.
+
+// handsOverTheHost are the host's paths that no sandbox may mount, whatever
+// its opt-in, nor any path above or below them: the host's root, its
+// kernel's and devices' filesystems, its configuration, boot files and
+// root's home, its run-time state (every engine's socket among it), and the
+// engines' data.
+var handsOverTheHost = []string{
+	"/proc", "/sys", "/dev", "/etc", "/boot", "/root", "/run", "/var/run",
+	"/var/lib/docker", "/var/lib/containerd", "/var/lib/containers",
+}
+
+// engineSocketNames are the names of the engines' sockets, refused wherever
+// they are.
+var engineSocketNames = []string{"docker.sock", "podman.sock", "containerd.sock", "dockershim.sock", "crio.sock"}
+
+const hostPathDescription = "An absolute path on the engine's host to mount (on a remote engine, a path " +
+	"of that host, not of the machine running Terraform), only with `allow_host_paths = true`, read-only " +
+	"unless `read_only = false`, with private bind propagation. Refused whatever the opt-in, because they " +
+	"hand the host to the sandbox: `/`, a path at, above or below `/proc`, `/sys`, `/dev`, `/etc`, `/boot`, " +
+	"`/root`, `/run` (and `/var/run`), the engines' data (`/var/lib/docker`, `/var/lib/containerd`, " +
+	"`/var/lib/containers` and the engine's own data root), any engine socket, and any path that leads to " +
+	"one of them through symbolic links. Only a local engine's host paths can be checked for symbolic links, " +
+	"so host paths are refused on a remote engine (TCP, TLS, SSH): use a `sandbox_volume` there."
+
+// hostPathProblem says why a host path hands the host to a sandbox, or ""
+// when it does not; refused are the paths in forbidden and those below
+// them, and every path above one of them.
+func hostPathProblem(p string, forbidden []string) string {
+	if p == "/" {
+		return "it is the host's root"
+	}
+	if slices.Contains(engineSocketNames, path.Base(p)) {
+		return "it is an engine's socket, which hands the engine, and so the host, to the sandbox"
+	}
+	for _, f := range forbidden {
+		switch {
+		case under(p, f):
+			return fmt.Sprintf("it is %s or lies under it", f)
+		case under(f, p):
+			return fmt.Sprintf("it holds %s", f)
+		}
+	}
+	return ""
+}
+
+// forbiddenOn is handsOverTheHost with the engine's own data root and the
+// socket the provider reaches it through.
+func forbiddenOn(facts engine.Facts, socket string) []string {
+	forbidden := slices.Clone(handsOverTheHost)
+	for _, p := range []string{facts.DataRoot, socket} {
+		if p != "" {
+			forbidden = append(forbidden, path.Clean(p))
+		}
+	}
+	return forbidden
+}
+
+// hostPaths are the planned host path mounts, by target; the unknown ones
+// are left for apply.
+func hostPaths(ctx context.Context, m mountsModel) (map[string]string, diag.Diagnostics) {
+	entries, diags := m.entries(ctx)
+	out := map[string]string{}
+	for target, e := range entries {
+		if !e.HostPath.IsNull() && !e.HostPath.IsUnknown() {
+			out[target] = e.HostPath.ValueString()
+		}
+	}
+	return out, diags
+}
+
+// validateHostPaths refuses host paths without the opt-in, and those that
+// hand the host over whatever the engine.
+func (m mountsModel) validateHostPaths(ctx context.Context) diag.Diagnostics {
+	paths, diags := hostPaths(ctx, m)
+	for _, target := range slices.Sorted(maps.Keys(paths)) {
+		at := pathattr.Root("mounts").AtMapKey(target).AtName("host_path")
+		if problem := hostPathProblem(paths[target], handsOverTheHost); problem != "" {
+			diags.AddAttributeError(at, "Host path hands over the host", fmt.Sprintf("The host path %s cannot be "+
+				"mounted into a sandbox, whatever allow_host_paths says: %s. Mount a directory of its own, or a "+
+				"sandbox_volume.", paths[target], problem))
+		} else if !m.AllowHostPaths.ValueBool() && !m.AllowHostPaths.IsUnknown() {
+			diags.AddAttributeError(at, "Host paths not allowed", fmt.Sprintf("Attribute mounts[%q] mounts the "+
+				"host path %s, which hands part of the engine's host to the sandbox. Set allow_host_paths = true "+
+				"to allow it (read-only unless read_only = false), or mount a sandbox_volume.", target, paths[target]))
+		}
+	}
+	return diags
+}
+
+// refuseHostPaths refuses, at plan, host paths on an engine whose host the
+// provider cannot look at, and those that lead through the host's symbolic
+// links, or to the engine's own data or socket, to what hands it over.
+func (r *Resource) refuseHostPaths(ctx context.Context, m mountsModel, facts engine.Facts, resp *resource.ModifyPlanResponse) {
+	paths, diags := hostPaths(ctx, m)
+	if resp.Diagnostics.Append(diags...); len(paths) == 0 {
+		return
+	}
+	socket, local := r.Client.LocalSocket()
+	forbidden := forbiddenOn(facts, socket)
+	for _, target := range slices.Sorted(maps.Keys(paths)) {
+		p, at := paths[target], pathattr.Root("mounts").AtMapKey(target).AtName("host_path")
+		if !local {
+			resp.Diagnostics.AddAttributeError(at, "Host path on a remote engine", fmt.Sprintf("The host path %s "+
+				"is a path of the host of the engine at %s, not of the machine running Terraform, and the "+
+				"provider cannot check there that it does not lead, through a symbolic link, to a path that "+
+				"hands that host to the sandbox. Host paths are refused on remote engines: seed a "+
+				"sandbox_volume from a local directory instead (its source travels through the engine's API).",
+				p, r.Client.Endpoint()))
+			continue
+		}
+		if problem := localHostPathProblem(p, forbidden); problem != "" {
+			resp.Diagnostics.AddAttributeError(at, "Host path hands over the host", fmt.Sprintf("The host path %s "+
+				"cannot be mounted into a sandbox on the engine at %s, whatever allow_host_paths says: %s. "+
+				"Mount a directory of its own, or a sandbox_volume.", p, r.Client.Endpoint(), problem))
+		}
+	}
+}
+
+// localHostPathProblem checks a host path of this machine as it resolves
+// through its symbolic links, and refuses a socket.
+func localHostPathProblem(p string, forbidden []string) string {
+	if problem := hostPathProblem(p, forbidden); problem != "" {
+		return problem
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return fmt.Sprintf("it cannot be resolved on the engine's host (%v); create it first", err)
+	}
+	if resolved != p {
+		if problem := hostPathProblem(resolved, forbidden); problem != "" {
+			return fmt.Sprintf("it leads through symbolic links to %s, and %s", resolved, problem)
+		}
+	}
+	if info, err := os.Stat(resolved); err == nil && info.Mode()&fs.ModeSocket != 0 {
+		return "it is a socket"
+	}
+	return ""
+}
+
+// planHostPaths reads the planned mounts and refuses their host paths that
+// the engine's host would hand over.
+func (r *Resource) planHostPaths(ctx context.Context, facts engine.Facts, resp *resource.ModifyPlanResponse) {
+	var m mountsModel
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, pathattr.Root("mounts"), &m.Mounts)...)
+	if !resp.Diagnostics.HasError() {
+		r.refuseHostPaths(ctx, m, facts, resp)
+	}
+}
