@@ -15,7 +15,8 @@ import (
 // The workspace example, through the real terraform CLI, offline: a volume
 // seeded from a directory, mounted in a hardened sandbox running as a
 // non-root user; the agent's notes survive an image rebuild that replaces
-// the sandbox. A later plan is empty; destroy leaves nothing.
+// the sandbox, and apply -replace. A later plan is empty; destroy leaves
+// nothing.
 func TestAccWorkspaceExample(t *testing.T) {
 	name := acctest.ImageName(t)
 	cli := acctest.NewCLI(t, "")
@@ -50,6 +51,15 @@ func TestAccWorkspaceExample(t *testing.T) {
 	second := cli.StateIDs()["sandbox_container.agent"]
 	if second == first || second == "" {
 		t.Errorf("the rebuild did not replace the sandbox (%s, then %s)", first, second)
+	}
+	cli.Run("apply", "-auto-approve", "-var", "agent_revision=2", "-replace=sandbox_container.agent")
+	if got := notes(); got != "revision 1 read # Task\nrevision 2 read # Task\nrevision 2 read # Task\n" {
+		t.Errorf("notes after apply -replace: %q, want every earlier line kept", got)
+	}
+	if third := cli.StateIDs()["sandbox_container.agent"]; third == second {
+		t.Errorf("apply -replace did not replace the sandbox")
+	} else {
+		second = third
 	}
 	c := acctest.Inspect(t, second)
 	if v := isolation.Assess(c); !v.Isolated || !c.HostConfig.ReadonlyRootfs || c.Config.User != "1000:1000" {

@@ -98,6 +98,11 @@ func TestAccContainer_hostPathMount(t *testing.T) {
 			Config:           config(", read_only = false"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
+		{
+			// Import reads the host path back, and that it was allowed.
+			Config: config(", read_only = false"), ResourceName: addr, ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
 	})
 	if got, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(got) != "out\n" {
 		t.Errorf("the sandbox's write is not on the host: %q %v", got, err)

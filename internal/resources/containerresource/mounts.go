@@ -172,6 +172,10 @@ func (m *mountsModel) observe(ctx context.Context, c engine.Container) {
 		volume, hostPath := types.StringNull(), types.StringNull()
 		if o.HostPath != "" {
 			hostPath = types.StringValue(o.HostPath)
+			if m.AllowHostPaths.IsNull() {
+				// Imported: the sandbox was made with host paths allowed.
+				m.AllowHostPaths = types.BoolValue(true)
+			}
 		} else {
 			volume = types.StringValue(o.Volume)
 		}

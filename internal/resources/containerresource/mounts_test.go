@@ -152,6 +152,11 @@ func TestAccContainer_workspaceSurvivesEveryReplacement(t *testing.T) {
 			ConfigStateChecks: keepsResult(t, addr),
 		},
 		{
+			// Import reads the mount back as the configuration says it.
+			Config: w.config(), ResourceName: addr, ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		{
 			PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
 				return api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
 			}),
