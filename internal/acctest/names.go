@@ -135,8 +135,29 @@ func sweep(string) error {
 		return err
 	}
 	ctx := context.Background()
-	return errors.Join(removeNamed(ctx, dockerAPI, namePrefix, true), removeImagesNamed(ctx, dockerAPI, namePrefix),
-		removeVolumesNamed(ctx, dockerAPI, namePrefix, true))
+	return errors.Join(removeNamed(ctx, dockerAPI, namePrefix, true), removeSeedHelpers(ctx, dockerAPI),
+		removeImagesNamed(ctx, dockerAPI, namePrefix), removeVolumesNamed(ctx, dockerAPI, namePrefix, true))
+}
+
+// removeSeedHelpers removes the helper containers and images that a
+// volume's seeding left when a run crashed (sweep: no run is under way).
+func removeSeedHelpers(ctx context.Context, api *client.Client) error {
+	helpers := filters.NewArgs(filters.Arg("label", engine.LabelManagedBy+"="+engine.ManagedByValue),
+		filters.Arg("label", engine.LabelResourceType+"=sandbox_volume"))
+	var errs []error
+	list, err := api.ContainerList(ctx, container.ListOptions{All: true, Filters: helpers})
+	errs = append(errs, err)
+	for _, c := range list {
+		errs = append(errs, api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}))
+	}
+	images, err := api.ImageList(ctx, image.ListOptions{Filters: helpers})
+	errs = append(errs, err)
+	for _, img := range images {
+		if _, err := api.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true}); err != nil && !engine.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ImageName returns a name unique to this test run for the images a test

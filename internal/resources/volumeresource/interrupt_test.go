@@ -139,3 +139,23 @@ func TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply(t *testing.T) 
 	})
 	expectNoHelpers(t, name, since)
 }
+
+// The engine makes the volume but its answer never reaches the provider:
+// the create fails, and the volume, found by its create token, is removed.
+func TestAccVolume_createCutOffAfterTheEngineMadeItLeavesNothing(t *testing.T) {
+	name := acctest.Name(t)
+	proxy := acctest.NewFaultyEngine(t)
+	proxy.SetRule(acctest.On(func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/volumes/create")
+	}, acctest.CutAfterForward))
+	acctest.Test(t, []resource.TestStep{{
+		Config:      proxy.ProviderBlock() + config(name, ""),
+		ExpectError: regexp.MustCompile(`(?s)Cannot create the volume.*` + regexp.QuoteMeta(proxy.Host)),
+	}})
+	if proxy.Count(acctest.CutAfterForward) != 1 {
+		t.Fatalf("%d creates were cut off, want 1", proxy.Count(acctest.CutAfterForward))
+	}
+	if _, err := acctest.Engine(t).InspectVolume(context.Background(), name); !engine.IsNotFound(err) {
+		t.Errorf("the volume whose create was cut off is on the engine (%v)", err)
+	}
+}

@@ -34,6 +34,17 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	case err != nil:
 		diags.AddError("Cannot create the volume", fmt.Sprintf("Creating the volume %q on the engine at %s "+
 			"failed: %s.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
+		// The engine may have made it all the same (its answer lost): what
+		// carries this create's token goes.
+		undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+		defer cancel()
+		if undoErr := r.Client.RemoveVolume(undoCtx, spec.Name, token); undoErr != nil {
+			diags.AddError("Cut-off create not undone", fmt.Sprintf("The engine at %s may have made the volume %q "+
+				"before the create failed, and it could not be asked (%s). The volume is recorded, tainted: the "+
+				"next apply removes it if it exists, and creates it again.", r.Client.Endpoint(), spec.Name,
+				engine.Brief(undoErr)))
+			return tokens{create: token}, true, diags
+		}
 		return t, false, diags
 	}
 	m.observe(v)
