@@ -341,7 +341,8 @@ func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string
 			return err
 		}
 		for _, s := range list {
-			if hasPrefixName(s.Names, namePrefix) {
+			// A volume's seeding helper (seed.go) is no sandbox.
+			if hasPrefixName(s.Names, namePrefix) && s.Labels[LabelResourceType] != seedHelperType {
 				ids = append(ids, s.ID)
 			}
 		}

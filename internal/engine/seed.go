@@ -23,6 +23,9 @@ import (
 // Docker; on Podman, running only Podman's init), copies the tar into the
 // volume through it, and removes both, however the seeding ends.
 
+// seedHelperType is the resource type the seeding helpers carry.
+const seedHelperType = "sandbox_volume"
+
 // SeedDir is the directory, at the helper container's root, where it
 // mounts the volume: a seed's tar holds its files under it, so that the
 // engine applies the seed's owner to the volume's root too.
@@ -48,7 +51,7 @@ func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive i
 	if err != nil {
 		return fmt.Errorf("importing the empty helper image: %w", err)
 	}
-	labels := OwnershipLabels("sandbox_volume")
+	labels := OwnershipLabels(seedHelperType)
 	labels[LabelCreateToken] = token
 	cfg := &container.Config{Image: img, Cmd: []string{"/never-started"}, Labels: labels, NetworkDisabled: true}
 	host := &container.HostConfig{NetworkMode: "none", CapDrop: []string{"ALL"},
@@ -94,7 +97,7 @@ func (c *Client) importEmptyImage(ctx context.Context, token string) (string, er
 	var empty bytes.Buffer
 	_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
 	changes := []string{
-		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s", LabelManagedBy, ManagedByValue, LabelResourceType, "sandbox_volume",
+		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s", LabelManagedBy, ManagedByValue, LabelResourceType, seedHelperType,
 			LabelBuildToken, token),
 	}
 	var id string
