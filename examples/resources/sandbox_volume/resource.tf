@@ -1,8 +1,11 @@
 # A workspace that outlives its sandbox: what the agent writes under
 # /workspace stays in the volume when the sandbox is replaced (a rebuilt
 # image, a repaired breach, terraform apply -replace).
+# It starts as a copy of ./repo, owned by the sandbox's user.
 resource "sandbox_volume" "work" {
-  name = "agent-42-workspace"
+  name   = "agent-42-workspace"
+  source = "${path.module}/repo"
+  owner  = "65534:65534"
   labels = {
     team = "platform"
   }
@@ -12,6 +15,7 @@ resource "sandbox_container" "agent" {
   name         = "agent-42"
   image        = "tfsandbox/busybox:latest"
   network_mode = "none"
+  user         = "65534:65534"
   cap_drop     = ["ALL"]
 
   mounts = {

@@ -38,8 +38,9 @@ func resourceSchema() schema.Schema {
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				MarkdownDescription: "The volume's name on the engine, such as `\"agent-42-workspace\"`: letters, " +
-					"digits, `_`, `.` and `-`, starting with a letter or digit. A name that another volume " +
+				MarkdownDescription: "The volume's name on the engine, such as `\"agent-42-workspace\"`: two or more " +
+					"letters, digits, `_`, `.` and `-`, starting with a letter or digit, and not 64 hex digits (the " +
+					"engines' names for anonymous volumes). A name that another volume " +
 					"already has is refused at apply, whoever made it. Changing it forces replacement, and a " +
 					"replaced volume starts empty.",
 				Required:      true,
