@@ -126,7 +126,7 @@ func (c *Client) RunExec(ctx context.Context, id string, spec ExecSpec) (ExecRes
 		return ExecResult{}, err
 	}
 	marker := execMarker + "=" + NewCreateToken()
-	execID, att, err := c.startExec(ctx, id, container.ExecOptions{
+	execID, att, err := c.startExecOnce(ctx, id, container.ExecOptions{
 		Cmd: spec.Command, Env: append(append([]string{}, spec.Env...), marker), User: spec.User,
 		WorkingDir: spec.WorkingDir, AttachStdout: true, AttachStderr: true,
 	})
@@ -157,6 +157,29 @@ func (c *Client) RunExec(ctx context.Context, id string, spec ExecSpec) (ExecRes
 		Stdout: stdout.String(), StdoutCut: stdout.cut(), StdoutTail: stdout.tailString(),
 		Stderr: stderr.String(), StderrCut: stderr.cut(), StderrTail: stderr.tailString(),
 	}, nil
+}
+
+// startExecOnce starts the command as startExec does, and again, up to
+// twice, when the engine dropped the connection of the start without an
+// answer and the exec, inspected, never started: rootless Podman's API
+// service does that now and then under load. An exec that may have
+// started is never started again: its error stands.
+func (c *Client) startExecOnce(ctx context.Context, id string, opts container.ExecOptions) (string, types.HijackedResponse, error) {
+	execID, att, err := c.startExec(ctx, id, opts)
+	for attempt := 1; attempt < 3 && droppedAnswer(err) && execID != "" && ctx.Err() == nil; attempt++ {
+		ins, inspectErr := c.inspectExec(ctx, execID)
+		if inspectErr != nil || ins.Running || ins.Pid != 0 {
+			break
+		}
+		execID, att, err = c.startExec(ctx, id, opts)
+	}
+	return execID, att, err
+}
+
+// droppedAnswer reports whether err is a connection the engine closed
+// before it answered.
+func droppedAnswer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // startExec creates an exec and starts it, attached to its output.
