@@ -159,11 +159,23 @@ func localHostPathProblem(p string, forbidden []string) string {
 }
 
 // planHostPaths reads the planned mounts and refuses their host paths that
-// the engine's host would hand over.
-func (r *Resource) planHostPaths(ctx context.Context, facts engine.Facts, resp *resource.ModifyPlanResponse) {
+// the engine's host would hand over; all of them when the engine did not
+// say where it keeps its data (factsErr), which they must not reach.
+func (r *Resource) planHostPaths(ctx context.Context, facts engine.Facts, factsErr error, resp *resource.ModifyPlanResponse) {
 	var m mountsModel
-	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, pathattr.Root("mounts"), &m.Mounts)...)
-	if !resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, pathattr.Root("mounts"), &m.Mounts)...); resp.Diagnostics.HasError() {
+		return
+	}
+	if factsErr == nil {
 		r.refuseHostPaths(ctx, m, facts, resp)
+		return
+	}
+	paths, diags := hostPaths(ctx, m)
+	resp.Diagnostics.Append(diags...)
+	for _, target := range slices.Sorted(maps.Keys(paths)) {
+		resp.Diagnostics.AddAttributeError(pathattr.Root("mounts").AtMapKey(target).AtName("host_path"),
+			"Host path not checked", fmt.Sprintf("The engine at %s did not say where it keeps its data (%v), "+
+				"which a host path must not reach, so the host path %s cannot be checked. Plan again when the "+
+				"engine answers.", r.Client.Endpoint(), factsErr, paths[target]))
 	}
 }

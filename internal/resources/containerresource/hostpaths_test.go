@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -172,4 +173,20 @@ func TestAccContainer_hostPathsRefusedAtPlan(t *testing.T) {
 		})
 	}
 	acctest.Test(t, steps)
+}
+
+// An engine that does not say where it keeps its data gets no host path:
+// the plan cannot check that the path does not reach it.
+func TestAccContainer_hostPathRefusedWhenTheEngineCannotSayItsDataRoot(t *testing.T) {
+	name := acctest.Name(t)
+	dir := sharedDir(t, 0o755)
+	proxy := acctest.NewFaultyEngine(t)
+	proxy.SetRule(acctest.On(func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/info") }, acctest.Refuse))
+	acctest.Test(t, []resource.TestStep{{
+		Config: proxy.ProviderBlock() + acctest.Config(name, fmt.Sprintf(`  network_mode     = "none"
+  allow_host_paths = true
+  mounts = { "/in" = { host_path = %q } }`, dir)),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Host\s+path\s+not\s+checked.*did\s+not\s+say\s+where\s+it\s+keeps\s+its\s+data`),
+	}})
 }

@@ -46,6 +46,7 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	}
 	checkSeccompForEngine(plan["security_opts"], podman, r.Client.Endpoint(), resp)
 	facts, err := r.Client.Facts(ctx)
+	r.planHostPaths(ctx, facts, err, resp)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Engine limits not checked", fmt.Sprintf(
 			"The engine at %s did not say how much memory, how many CPUs and which runtimes it has, or which "+
@@ -55,7 +56,6 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	}
 	r.checkAgainstEngine(plan, facts, resp)
 	refuseUnenforcedLimits(plan, facts.Enforces, r.Client.Endpoint(), resp)
-	r.planHostPaths(ctx, facts, resp)
 	if state == nil {
 		warnUserNamespaces(plan["security_opts"], facts.Seccomp, r.Client.Endpoint(), resp)
 		return
