@@ -51,15 +51,28 @@ func TestAccImage_ctrlCDuringTheBuildLeavesNothing(t *testing.T) {
 		map[string]string{"a.txt": "a"})
 	tf := acctest.NewCLI(t, fmt.Sprintf("resource \"sandbox_image\" \"test\" {\n  name    = %q\n  context = %q\n}\n", name, dir))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
-	apply := tf.Start("apply", "-auto-approve")
-	apply.WaitFor(t, "sandbox_image.test: Creating...", time.Minute)
-	time.Sleep(3 * time.Second)
-	if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	out, err := apply.Wait(time.Minute)
-	if err == nil {
-		t.Fatalf("the interrupted build succeeded:\n%s", out)
+	// The interrupt must come while the build runs. An apply that ended
+	// before it (once in a CI run on Podman, whose output that run did not
+	// keep) leaves nothing to interrupt: it is run again, once, with its
+	// output logged.
+	var out string
+	for attempt := 1; ; attempt++ {
+		apply := tf.Start("apply", "-auto-approve")
+		apply.WaitFor(t, "sandbox_image.test: Creating...", time.Minute)
+		time.Sleep(3 * time.Second)
+		if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
+			early, waitErr := apply.Wait(time.Minute)
+			if attempt == 1 {
+				t.Logf("terraform ended (%v) before the interrupt, running it again:\n%s", waitErr, early)
+				continue
+			}
+			t.Fatalf("terraform ended (%v) before the interrupt twice (%v):\n%s", waitErr, err, early)
+		}
+		var err error
+		if out, err = apply.Wait(time.Minute); err == nil {
+			t.Fatalf("the interrupted build succeeded:\n%s", out)
+		}
+		break
 	}
 	acctest.WaitForProviderExit(t, time.Minute)
 	if state := tf.Exact("state", "list"); strings.Contains(state, "sandbox_image.test") {
