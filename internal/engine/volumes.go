@@ -130,7 +130,7 @@ func (c *Client) RemoveVolume(ctx context.Context, name, token string) error {
 	switch {
 	case err == nil, IsNotFound(err):
 		return nil
-	case IsConflict(err) || stateMovedUnder(err):
+	case stateMovedUnder(err): // a conflict, or Podman's internal error, for a volume in use
 		users, listErr := c.ContainersMounting(ctx, name)
 		if listErr != nil || len(users) == 0 {
 			return err

@@ -3,6 +3,7 @@ package filedatasource
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -103,8 +104,7 @@ func dataSchema() schema.Schema {
 }
 
 func cleanPath(s string) string {
-	if s == "" || path.Clean(s) != s || s == ".." || path.IsAbs(s) && s == "/" ||
-		len(s) >= 3 && (s[:3] == "../") {
+	if s == "" || s == "/" || s == ".." || path.Clean(s) != s || strings.HasPrefix(s, "../") {
 		return "must be a clean path, without .."
 	}
 	return ""
