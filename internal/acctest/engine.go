@@ -2,9 +2,7 @@ package acctest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -78,7 +76,7 @@ func Inspect(t *testing.T, idOrName string) engine.Container {
 // the parallel suite's load) is run again, up to twice.
 func ExecOK(ctx context.Context, t *testing.T, id string, cmd ...string) (string, error) {
 	res, err := Engine(t).Exec(ctx, id, cmd...)
-	for attempt := 1; attempt < 3 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)); attempt++ {
+	for attempt := 1; attempt < 3 && engine.DroppedAnswer(err); attempt++ {
 		t.Logf("exec %v in %s: the engine dropped the connection (%v): running it again", cmd, id, err)
 		res, err = Engine(t).Exec(ctx, id, cmd...)
 	}

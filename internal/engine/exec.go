@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/docker/docker/api/types"
@@ -166,7 +167,7 @@ func (c *Client) RunExec(ctx context.Context, id string, spec ExecSpec) (ExecRes
 // started is never started again: its error stands.
 func (c *Client) startExecOnce(ctx context.Context, id string, opts container.ExecOptions) (string, types.HijackedResponse, error) {
 	execID, att, err := c.startExec(ctx, id, opts)
-	for attempt := 1; attempt < 3 && droppedAnswer(err) && execID != "" && ctx.Err() == nil; attempt++ {
+	for attempt := 1; attempt < 3 && DroppedAnswer(err) && execID != "" && ctx.Err() == nil; attempt++ {
 		ins, inspectErr := c.inspectExec(ctx, execID)
 		if inspectErr != nil || ins.Running || ins.Pid != 0 {
 			break
@@ -176,10 +177,11 @@ func (c *Client) startExecOnce(ctx context.Context, id string, opts container.Ex
 	return execID, att, err
 }
 
-// droppedAnswer reports whether err is a connection the engine closed
-// before it answered.
-func droppedAnswer(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+// DroppedAnswer reports whether err is a connection the engine closed
+// before it answered: an end of stream, or a reset when it closed with
+// the request still unread.
+func DroppedAnswer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // startExec creates an exec and starts it, attached to its output.
