@@ -80,14 +80,11 @@ func writeFiles(tw *tar.Writer, dir string, files []File) error {
 // ImagesLabelled returns the IDs of the images that carry the label
 // key=value.
 func (c *Client) ImagesLabelled(ctx context.Context, key, value string) ([]string, error) {
-	var ids []string
-	err := c.within(ctx, "the request to list images", QuickCallTimeout, func(ctx context.Context) error {
-		list, err := c.api.ImageList(ctx, image.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", key+"="+value))})
-		for _, img := range list {
-			ids = append(ids, img.ID)
-		}
-		return err
-	})
+	list, err := c.listImages(ctx, image.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", key+"="+value))})
+	ids := make([]string, 0, len(list))
+	for _, img := range list {
+		ids = append(ids, img.ID)
+	}
 	return ids, err
 }
 

@@ -51,8 +51,7 @@ func (c *Client) EnsureImage(ctx context.Context, ref string) (Image, error) {
 
 func (c *Client) inspectImage(ctx context.Context, ref string) (Image, error) {
 	var img Image
-	err := c.within(ctx, "the request to inspect an image", QuickCallTimeout, func(ctx context.Context) error {
-		var err error
+	err := c.reread(ctx, "the request to inspect an image", func(ctx context.Context) (err error) {
 		img, err = c.api.ImageInspect(ctx, ref)
 		return err
 	})

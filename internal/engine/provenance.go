@@ -106,16 +106,10 @@ func (c *Client) createdByProvider(ctx context.Context, list []container.Summary
 // leaves the image it then makes untagged. Images the provider did not
 // build (BuiltByProvider), and ones still in use, stay.
 func (c *Client) RemoveLeftBuilds(ctx context.Context, key, value string) error {
-	var ids []string
-	err := c.within(ctx, "the request to list images", QuickCallTimeout, func(ctx context.Context) error {
-		list, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(
-			filters.Arg("dangling", "true"), filters.Arg("label", key+"="+value))})
-		for _, img := range list {
-			ids = append(ids, img.ID)
-		}
-		return err
-	})
-	for _, id := range ids {
+	list, err := c.listImages(ctx, image.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("dangling", "true"), filters.Arg("label", key+"="+value))})
+	for _, summary := range list {
+		id := summary.ID
 		img, err := c.inspectImage(ctx, id)
 		if err != nil {
 			continue

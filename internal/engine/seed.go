@@ -161,20 +161,13 @@ func (c *Client) CleanUpSeed(ctx context.Context, token string) error {
 			errs = append(errs, fmt.Errorf("removing the helper container %s: %w", ShortID(id), err))
 		}
 	}
-	var images []string
-	err = c.within(ctx, "the request to list images", QuickCallTimeout, func(ctx context.Context) error {
-		list, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelBuildToken+"="+token))})
-		for _, img := range list {
-			images = append(images, img.ID)
-		}
-		return err
-	})
+	images, err := c.listImages(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelBuildToken+"="+token))})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("listing the helper image to remove it: %w", err))
 	}
 	for _, img := range images {
-		if err := c.RemoveImage(ctx, img); err != nil && !IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("removing the helper image %s: %w", ShortID(img), err))
+		if err := c.RemoveImage(ctx, img.ID); err != nil && !IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("removing the helper image %s: %w", ShortID(img.ID), err))
 		}
 	}
 	return errors.Join(errs...)

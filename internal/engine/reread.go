@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/image"
+)
+
+// Podman's API answers a read of its images with an internal error when
+// another image is removed while it reads them ("failed to convert
+// ImageData ...: reading image <another>: image not known"): its image
+// inspect and list walk the whole store. Such a read is asked again, a few
+// times, before its error counts.
+
+// rereads is how many times an idempotent read is asked in all.
+const rereads = 4
+
+// rereadPause is the pause before the first read again; it doubles.
+const rereadPause = 200 * time.Millisecond
+
+// reread is within for a call that only reads: one the engine answered
+// with an internal error is asked again, up to rereads times in all, each
+// with its own deadline, while ctx lasts.
+func (c *Client) reread(ctx context.Context, call string, f func(context.Context) error) error {
+	err := c.within(ctx, call, QuickCallTimeout, f)
+	pause := rereadPause
+	for attempt := 1; attempt < rereads && cerrdefs.IsInternal(err); attempt++ {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause *= 2
+		err = c.within(ctx, call, QuickCallTimeout, f)
+	}
+	return err
+}
+
+// listImages lists images, read again as reread says.
+func (c *Client) listImages(ctx context.Context, opts image.ListOptions) ([]image.Summary, error) {
+	var list []image.Summary
+	err := c.reread(ctx, "the request to list images", func(ctx context.Context) (err error) {
+		list, err = c.api.ImageList(ctx, opts)
+		return err
+	})
+	return list, err
+}

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// fakeImageEngine answers the first `faults` image inspects with status,
+// then with an image.
+func fakeImageEngine(t *testing.T, faults int32, status int) (*Client, *atomic.Int32) {
+	t.Helper()
+	for _, key := range []string{"DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"} {
+		t.Setenv(key, "")
+	}
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Api-Version", "1.41")
+		w.Header().Set("Content-Type", "application/json")
+		if !strings.HasSuffix(r.URL.Path, "/json") {
+			return // the client's version check
+		}
+		if asked.Add(1) <= faults {
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"message":"failed to convert ImageData: reading image 0123: image not known"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"Id":"sha256:abc"}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{Host: "tcp://" + srv.Listener.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &asked
+}
+
+// An image read the engine failed internally is asked again; one it says
+// is missing, or that keeps failing, is not asked forever.
+func TestImageReadsAreAskedAgainAfterAnInternalError(t *testing.T) {
+	c, asked := fakeImageEngine(t, 2, http.StatusInternalServerError)
+	img, err := c.InspectImage(context.Background(), "agent")
+	if err != nil || img.ID != "sha256:abc" || asked.Load() != 3 {
+		t.Fatalf("two internal errors, then an answer: %q after %d reads (%v), want the image after 3", img.ID, asked.Load(), err)
+	}
+
+	c, asked = fakeImageEngine(t, 1, http.StatusNotFound)
+	if _, err := c.InspectImage(context.Background(), "agent"); !IsNotFound(err) || asked.Load() != 1 {
+		t.Fatalf("a missing image was read %d times (%v), want once and not found", asked.Load(), err)
+	}
+
+	c, asked = fakeImageEngine(t, 100, http.StatusInternalServerError)
+	if _, err := c.InspectImage(context.Background(), "agent"); err == nil || asked.Load() != rereads {
+		t.Fatalf("an engine that always fails was read %d times (%v), want %d and its error", asked.Load(), err, rereads)
+	}
+}
