@@ -31,6 +31,8 @@ type Facts struct {
 	// DataRoot is where the engine keeps its images, containers and
 	// volumes on its host (Docker's root directory, Podman's graph root).
 	DataRoot string
+	// Arch is the engine host's architecture, as uname -m prints it.
+	Arch string
 }
 
 // Enforcement is which limits an engine applies; one it does not is
@@ -76,7 +78,8 @@ func (c *Client) Facts(ctx context.Context) (Facts, error) {
 			return err
 		}
 		f = Facts{MemTotal: info.MemTotal, NCPU: info.NCPU, DefaultRuntime: info.DefaultRuntime,
-			Runtimes: map[string]string{}, Pausable: true, DataRoot: info.DockerRootDir}
+			Runtimes: map[string]string{}, Pausable: true, DataRoot: info.DockerRootDir,
+			Arch: info.Architecture}
 		for name, rt := range info.Runtimes {
 			f.Runtimes[name] = rt.Path
 		}

@@ -20,7 +20,16 @@ type Volume = volume.Volume
 type VolumeSpec struct {
 	Name   string
 	Labels map[string]string // the ownership labels and the create token included
+	// Size bounds what the volume holds, in bytes; 0 for no bound.
+	Size int64
+	// InMemory makes the volume a tmpfs of Size bytes, whose root Owner
+	// owns; a disk volume's Size is a project quota.
+	InMemory bool
+	Owner    Owner
 }
+
+// Owner is a numeric user and group.
+type Owner struct{ UID, GID int }
 
 // VolumeNameTakenError is a create refused because a volume the create did
 // not make already has the name. Managed says whether the provider's
@@ -64,16 +73,24 @@ func (c *Client) CreateVolume(ctx context.Context, spec VolumeSpec) (Volume, err
 	} else if !IsNotFound(err) {
 		return Volume{}, err
 	}
+	opts, err := c.volumeOptions(ctx, spec)
+	if err != nil {
+		return Volume{}, err
+	}
 	var v Volume
 	makeCtx, cancel := uncancelled(ctx)
 	defer cancel()
-	err := c.within(makeCtx, "the request to create a volume", SlowCallTimeout, func(ctx context.Context) (err error) {
-		v, err = c.api.VolumeCreate(ctx, volume.CreateOptions{Name: spec.Name, Driver: "local", Labels: spec.Labels})
+	err = c.within(makeCtx, "the request to create a volume", SlowCallTimeout, func(ctx context.Context) (err error) {
+		v, err = c.api.VolumeCreate(ctx, volume.CreateOptions{Name: spec.Name, Driver: "local", Labels: spec.Labels,
+			DriverOpts: opts})
 		return err
 	})
 	if IsConflict(err) {
 		// Podman refuses a name in use.
 		return Volume{}, &VolumeNameTakenError{Name: spec.Name, Managed: c.volumeManaged(ctx, spec.Name)}
+	}
+	if spec.Size > 0 && !spec.InMemory && engineRefused(err) {
+		return Volume{}, &VolumeSizeRefusedError{Err: err}
 	}
 	if err != nil {
 		return Volume{}, err

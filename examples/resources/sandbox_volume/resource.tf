@@ -22,3 +22,13 @@ resource "sandbox_container" "agent" {
     "/workspace" = { volume = sandbox_volume.work.name }
   }
 }
+
+# Bounded scratch space in memory, shared by the sandboxes that run
+# together: a process that writes past 256 MiB gets ENOSPC. It is emptied
+# whenever no running sandbox mounts it.
+resource "sandbox_volume" "scratch" {
+  name    = "agent-42-scratch"
+  medium  = "memory"
+  size_mb = 256
+  owner   = "65534:65534"
+}

@@ -27,9 +27,14 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	}
 	v, err := r.Client.CreateVolume(ctx, spec)
 	var taken *engine.VolumeNameTakenError
+	var sizeRefused *engine.VolumeSizeRefusedError
+	var noMemory *engine.MemoryVolumeUnsupportedError
 	switch {
 	case errors.As(err, &taken):
 		diags.AddAttributeError(path.Root("name"), "Volume name taken", nameTakenDetail(taken, r.Client.Endpoint()))
+		return t, false, diags
+	case errors.As(err, &noMemory) || errors.As(err, &sizeRefused):
+		diags.Append(boundRefused(spec, r.Client.Endpoint(), noMemory, sizeRefused)...)
 		return t, false, diags
 	case err != nil:
 		diags.AddError("Cannot create the volume", fmt.Sprintf("Creating the volume %q on the engine at %s "+
@@ -49,7 +54,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	}
 	m.observe(v)
 	t = tokens{create: token}
-	if !m.seeds() {
+	if !m.seeds() || m.inMemory() {
 		return t, false, diags
 	}
 	seedToken := engine.NewCreateToken()
@@ -69,6 +74,27 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 		return t, true, diags
 	}
 	return t, false, diags
+}
+
+// boundRefused describes a bound the engine cannot enforce, and so the
+// create refused: one of noMemory and sizeRefused is set.
+func boundRefused(spec engine.VolumeSpec, endpoint string, noMemory *engine.MemoryVolumeUnsupportedError,
+	sizeRefused *engine.VolumeSizeRefusedError) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if noMemory != nil {
+		diags.AddAttributeError(path.Root("medium"), "Memory volume not bounded here", fmt.Sprintf(
+			"The engine at %s cannot bound the memory volume %q: %s. Nothing was created. Use medium = "+
+				`"disk", or an engine on an x86_64 host.`, endpoint, spec.Name, noMemory.Error()))
+		return diags
+	}
+	diags.AddAttributeError(path.Root("size_mb"), "Volume size not enforceable", fmt.Sprintf(
+		"The engine at %s refused to bound the volume %q to %d MiB (%s). Engines bound a disk volume with "+
+			"a project quota, which only a data root on XFS mounted with pquota has; the provider never "+
+			"creates a volume whose bound is not enforced, and nothing was created. Remove size_mb for an "+
+			`unbounded disk volume, use medium = "memory" for a bounded scratch volume that does not `+
+			"keep its data, or give the engine an XFS data root with pquota.",
+		endpoint, spec.Name, spec.Size/mib, engine.Brief(sizeRefused.Err)))
+	return diags
 }
 
 // undoTimeout bounds the removal of a volume whose seeding failed, which
@@ -177,5 +203,6 @@ func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel
 		return m, tokens{}, diags
 	}
 	m.observe(v)
+	m.sizeModel.observe(v)
 	return m, tokens{create: token}, diags
 }

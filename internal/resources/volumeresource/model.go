@@ -20,6 +20,7 @@ type resourceModel struct {
 	Labels        types.Map    `tfsdk:"labels"`
 	KeepOnDestroy types.Bool   `tfsdk:"keep_on_destroy"`
 	seedModel
+	sizeModel
 }
 
 // spec is what the engine is asked to create, with the provider's labels
@@ -32,7 +33,10 @@ func (m resourceModel) spec(ctx context.Context, token string) (engine.VolumeSpe
 	}
 	maps.Copy(labels, engine.OwnershipLabels(resourceType))
 	labels[engine.LabelCreateToken] = token
-	return engine.VolumeSpec{Name: m.Name.ValueString(), Labels: labels}, diags
+	spec := engine.VolumeSpec{Name: m.Name.ValueString(), Labels: labels}
+	o := m.owner()
+	m.applyTo(&spec, engine.Owner{UID: o.UID, GID: o.GID})
+	return spec, diags
 }
 
 // observe records what the engine shows of v: the user's labels, keeping

@@ -12,11 +12,12 @@ import (
 )
 
 var (
-	_ resource.Resource                 = &Resource{}
-	_ resource.ResourceWithConfigure    = &Resource{}
-	_ resource.ResourceWithImportState  = &Resource{}
-	_ resource.ResourceWithUpgradeState = &Resource{}
-	_ resource.ResourceWithModifyPlan   = &Resource{}
+	_ resource.Resource                   = &Resource{}
+	_ resource.ResourceWithConfigure      = &Resource{}
+	_ resource.ResourceWithImportState    = &Resource{}
+	_ resource.ResourceWithUpgradeState   = &Resource{}
+	_ resource.ResourceWithModifyPlan     = &Resource{}
+	_ resource.ResourceWithValidateConfig = &Resource{}
 )
 
 // resourceType is the resource's type name, also stamped on what it makes.
@@ -151,13 +152,29 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	var state *seedModel
+	var state *resourceModel
 	if !req.State.Raw.IsNull() {
-		var s resourceModel
-		if resp.Diagnostics.Append(req.State.Get(ctx, &s)...); resp.Diagnostics.HasError() {
+		state = &resourceModel{}
+		if resp.Diagnostics.Append(req.State.Get(ctx, state)...); resp.Diagnostics.HasError() {
 			return
 		}
-		state = &s.seedModel
 	}
-	plan.plan(ctx, state, resp)
+	if plan.inMemory() {
+		plan.planSize(ctx, state, resp)
+		return
+	}
+	var seeded *seedModel
+	if state != nil {
+		seeded = &state.seedModel
+	}
+	plan.plan(ctx, seeded, resp)
+}
+
+// ValidateConfig refuses what a memory volume cannot do.
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m resourceModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	m.validateSize(resp)
 }
