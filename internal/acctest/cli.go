@@ -135,14 +135,22 @@ func (c *CLI) Run(args ...string) string {
 // -no-color nor -input (terraform state ...), as Run does.
 func (c *CLI) Exact(args ...string) string {
 	c.t.Helper()
+	out, err := c.Try(args...)
+	if err != nil {
+		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// Try runs terraform with exactly args, as Exact does, and returns its
+// output and error rather than failing the test.
+func (c *CLI) Try(args ...string) (string, error) {
 	cmd := exec.Command(c.bin, args...)
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out.String())
-	}
-	return out.String()
+	err := cmd.Run()
+	return out.String(), err
 }
 
 // Running is a terraform command started in the background.
