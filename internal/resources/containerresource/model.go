@@ -158,6 +158,6 @@ func (m resourceModel) validate(ctx context.Context) diag.Diagnostics {
 	diags.Append(m.filesModel.validate(ctx, m.filesystemModel)...)
 	diags.Append(m.mountsModel.validate(ctx, m.filesystemModel, m.filesModel)...)
 	diags.Append(m.validateHostPaths(ctx)...)
-	diags.Append(m.secretsModel.validate(m.Env)...)
+	diags.Append(m.Validate(m.Env, secretUsage)...)
 	return diags
 }

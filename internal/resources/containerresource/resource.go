@@ -196,7 +196,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 		return
 	}
 	resp.Diagnostics.Append(m.validate(ctx)...)
-	resp.Diagnostics.Append(m.needsWriteOnlyCLI(req.ClientCapabilities.WriteOnlyAttributesAllowed)...)
+	resp.Diagnostics.Append(m.NeedsCapableCLI(req.ClientCapabilities.WriteOnlyAttributesAllowed)...)
 }
 
 // ModifyPlan records each file's digest, so that a plan shows a file whose

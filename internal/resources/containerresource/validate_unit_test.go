@@ -232,7 +232,7 @@ func TestTmpfsOptions(t *testing.T) {
 func TestWriteOnlyNeedsACapableCLI(t *testing.T) {
 	t.Parallel()
 	secrets := secretsModel{EnvWO: values.StringMap(map[string]string{"TOKEN": "x"}), EnvWOVersion: types.Int64Value(1)}
-	diags := secrets.needsWriteOnlyCLI(false)
+	diags := secrets.NeedsCapableCLI(false)
 	if !diags.HasError() || len(diags) != 1 {
 		t.Fatalf("env_wo on an old CLI: %v", diags)
 	}
@@ -240,10 +240,10 @@ func TestWriteOnlyNeedsACapableCLI(t *testing.T) {
 		!strings.Contains(d.Detail(), "Terraform 1.11 or later and OpenTofu 1.11 or later") {
 		t.Errorf("diagnostic %q: %s", d.Summary(), d.Detail())
 	}
-	if diags := secrets.needsWriteOnlyCLI(true); diags.HasError() {
+	if diags := secrets.NeedsCapableCLI(true); diags.HasError() {
 		t.Errorf("env_wo on a capable CLI: %v", diags)
 	}
-	if diags := nullSecrets().needsWriteOnlyCLI(false); diags.HasError() {
+	if diags := nullSecrets().NeedsCapableCLI(false); diags.HasError() {
 		t.Errorf("no env_wo on an old CLI: %v", diags)
 	}
 }

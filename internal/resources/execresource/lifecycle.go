@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -32,11 +34,12 @@ func (r *Resource) sandboxExists(ctx context.Context, id string) (bool, diag.Dia
 // run runs the command in a running sandbox and records what it gave; an
 // exit code outside success_exit_codes, or a timeout, is an error that
 // quotes the end of the output.
-func (r *Resource) run(ctx context.Context, m *resourceModel) diag.Diagnostics {
+func (r *Resource) run(ctx context.Context, m *resourceModel, secretEnv map[string]string) diag.Diagnostics {
 	spec, timeout, diags := m.spec(ctx)
 	if diags.HasError() {
 		return diags
 	}
+	addSecrets(secretEnv, &spec)
 	id := m.ContainerID.ValueString()
 	c, err := r.Client.InspectContainer(ctx, id)
 	switch {
@@ -60,6 +63,7 @@ func (r *Resource) run(ctx context.Context, m *resourceModel) diag.Diagnostics {
 	defer cancel()
 	res, err := r.Client.RunExec(runCtx, id, spec)
 	secrets := m.secrets(ctx)
+	secrets.Add(slices.Collect(maps.Values(secretEnv))...)
 	var interrupted *engine.ExecInterruptedError
 	switch {
 	case errors.As(err, &interrupted) && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:

@@ -2,6 +2,8 @@ package execresource
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/writeonly"
 )
 
 // resourceModel is a sandbox_exec in Terraform's state: which sandbox and
@@ -12,5 +14,6 @@ type resourceModel struct {
 	ContainerID types.String `tfsdk:"container_id"`
 	Triggers    types.Map    `tfsdk:"triggers"`
 	commandModel
+	writeonly.Env
 	outputModel
 }

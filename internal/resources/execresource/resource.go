@@ -13,9 +13,10 @@ import (
 )
 
 var (
-	_ resource.Resource                 = &Resource{}
-	_ resource.ResourceWithConfigure    = &Resource{}
-	_ resource.ResourceWithUpgradeState = &Resource{}
+	_ resource.Resource                   = &Resource{}
+	_ resource.ResourceWithConfigure      = &Resource{}
+	_ resource.ResourceWithUpgradeState   = &Resource{}
+	_ resource.ResourceWithValidateConfig = &Resource{}
 )
 
 // New returns the sandbox_exec resource.
@@ -38,6 +39,17 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 	resp.Schema = resourceSchema()
 }
 
+// ValidateConfig refuses env_wo without env_wo_version, a variable in both
+// env and env_wo, and env_wo on a CLI that would store it.
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m resourceModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(m.Validate(m.commandModel.Env, secretUsage)...)
+	resp.Diagnostics.Append(m.NeedsCapableCLI(req.ClientCapabilities.WriteOnlyAttributesAllowed)...)
+}
+
 // Create runs the command in the sandbox, within its timeout, and records
 // what it gave. A failure records nothing, so the next apply runs it again.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -45,7 +57,11 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(r.run(ctx, &plan)...); resp.Diagnostics.HasError() {
+	secretEnv, diags := secretEnv(ctx, req.Config)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if resp.Diagnostics.Append(r.run(ctx, &plan, secretEnv)...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)

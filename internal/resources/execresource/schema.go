@@ -46,7 +46,7 @@ func resourceSchema() schema.Schema {
 			},
 		},
 	}
-	for _, group := range []map[string]schema.Attribute{commandAttributes(), outputAttributes()} {
+	for _, group := range []map[string]schema.Attribute{commandAttributes(), secretAttributes(), outputAttributes()} {
 		maps.Copy(s.Attributes, group)
 	}
 	return s
