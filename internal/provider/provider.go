@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -33,7 +34,10 @@ import (
 // configured, so an endpoint that never answers fails instead of hanging.
 const pingTimeout = 15 * time.Second
 
-var _ provider.Provider = &sandboxProvider{}
+var (
+	_ provider.Provider                       = &sandboxProvider{}
+	_ provider.ProviderWithEphemeralResources = &sandboxProvider{}
+)
 
 // New returns a constructor for the provider at the given version.
 func New(version string) func() provider.Provider {
@@ -190,6 +194,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 
 	resp.ResourceData = client
 	resp.DataSourceData = client
+	resp.EphemeralResourceData = client
 }
 
 // settings are the provider block's attributes by name.
@@ -237,6 +242,11 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		execresource.New,
 		volumeresource.New,
 	}
+}
+
+// EphemeralResources lists the provider's ephemeral resources.
+func (p *sandboxProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{execresource.NewEphemeral}
 }
 
 // DataSources lists the provider's data sources.

@@ -1,6 +1,6 @@
-// Package base is what every resource and data source of the provider
-// embeds: the engine client the provider built in its own Configure, handed
-// to each resource and data source by theirs. A resource's methods reach
+// Package base is what every resource, data source and ephemeral resource
+// of the provider embeds: the engine client the provider built in its own
+// Configure, handed to each of them by theirs. A resource's methods reach
 // the engine through Client; before the provider is configured (validation
 // without a provider block) Client is nil.
 package base
@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -33,6 +34,16 @@ type DataSource struct {
 
 // Configure takes the provider's engine client.
 func (b *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// EphemeralResource is embedded by every ephemeral resource.
+type EphemeralResource struct {
+	Client *engine.Client
+}
+
+// Configure takes the provider's engine client.
+func (b *EphemeralResource) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
 	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 

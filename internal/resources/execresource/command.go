@@ -136,9 +136,9 @@ func (c commandModel) secrets(ctx context.Context) values.Secrets {
 	return secrets
 }
 
-// succeeded reports whether code is one of the success exit codes.
-func (c commandModel) succeeded(ctx context.Context, code int) (bool, []int64) {
+// successCodes are the exit codes that count as success.
+func (c commandModel) successCodes(ctx context.Context) []int64 {
 	var codes []int64
 	_ = c.SuccessExitCodes.ElementsAs(ctx, &codes, false)
-	return slices.Contains(codes, int64(code)), codes
+	return codes
 }

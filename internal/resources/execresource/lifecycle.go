@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // The engine work behind Create and Read.
@@ -40,50 +42,77 @@ func (r *Resource) run(ctx context.Context, m *resourceModel, secretEnv map[stri
 		return diags
 	}
 	addSecrets(secretEnv, &spec)
-	id := m.ContainerID.ValueString()
-	c, err := r.Client.InspectContainer(ctx, id)
-	switch {
-	case engine.IsNotFound(err):
-		diags.AddAttributeError(path.Root("container_id"), "No such sandbox", fmt.Sprintf(
-			"No container %s exists on the Docker engine at %s to run the command in. Give the ID of a "+
-				"sandbox_container, such as sandbox_container.agent.id.", engine.ShortID(id), r.Client.Endpoint()))
-		return diags
-	case err != nil:
-		diags.AddError("Cannot read sandbox", fmt.Sprintf("Inspecting container %s on the Docker engine at %s "+
-			"failed: %s", engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
-		return diags
-	case !engine.IsRunning(c):
-		diags.AddAttributeError(path.Root("container_id"), "Sandbox is not running", fmt.Sprintf(
-			"Container %s on the Docker engine at %s is not running, so the command cannot run in it. Set "+
-				"running = true on its sandbox_container.", engine.ShortID(id), r.Client.Endpoint()))
-		return diags
-	}
-
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := r.Client.RunExec(runCtx, id, spec)
 	secrets := m.secrets(ctx)
 	secrets.Add(slices.Collect(maps.Values(secretEnv))...)
-	var interrupted *engine.ExecInterruptedError
-	switch {
-	case errors.As(err, &interrupted) && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		diags.AddAttributeError(path.Root("timeout"), "Command timed out", secrets.Redact(fmt.Sprintf(
-			"%s in sandbox %s ran longer than its timeout (%s): %v. Raise timeout, or make the command "+
-				"finish sooner.", program(spec.Command), engine.ShortID(id), timeout, err)))
-		return diags
-	case err != nil:
-		diags.AddError("Cannot run command", secrets.Redact(fmt.Sprintf("Running %s in sandbox %s on the "+
-			"Docker engine at %s failed: %v", program(spec.Command), engine.ShortID(id), r.Client.Endpoint(), err)))
-		return diags
-	}
-	if ok, codes := m.succeeded(ctx, res.ExitCode); !ok {
-		diags.AddError("Command failed", secrets.Redact(fmt.Sprintf("%s in sandbox %s exited %d, which is not "+
-			"among success_exit_codes %v.%s%s", program(spec.Command), engine.ShortID(id), res.ExitCode, codes,
-			tail("standard error", res.StderrTail, m.SensitiveOutput.ValueBool()),
-			tail("standard output", res.StdoutTail, m.SensitiveOutput.ValueBool()))))
+	res, diags := runIn(ctx, r.Client, run{
+		sandbox: m.ContainerID.ValueString(), spec: spec, timeout: timeout, codes: m.successCodes(ctx), secrets: secrets,
+		hideOutput: m.SensitiveOutput.ValueBool(), hiddenBecause: "sensitive_output is true",
+	})
+	if diags.HasError() {
 		return diags
 	}
 	m.ID = types.StringValue(res.ID)
 	m.observe(res)
 	return diags
+}
+
+// run is one command to run in a sandbox, as the resource and the
+// ephemeral resource run it.
+type run struct {
+	sandbox string
+	spec    engine.ExecSpec
+	timeout time.Duration
+	codes   []int64 // the exit codes that count as success
+	secrets values.Secrets
+	// hideOutput keeps the output out of errors, for hiddenBecause.
+	hideOutput    bool
+	hiddenBecause string
+}
+
+// runIn runs the command in its sandbox, which must be running, within its
+// timeout; an exit code outside its codes, or a timeout, is an error that
+// quotes the end of the output unless it is hidden.
+func runIn(ctx context.Context, client *engine.Client, c run) (engine.ExecResult, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	id := c.sandbox
+	sandbox, err := client.InspectContainer(ctx, id)
+	switch {
+	case engine.IsNotFound(err):
+		diags.AddAttributeError(path.Root("container_id"), "No such sandbox", fmt.Sprintf(
+			"No container %s exists on the Docker engine at %s to run the command in. Give the ID of a "+
+				"sandbox_container, such as sandbox_container.agent.id.", engine.ShortID(id), client.Endpoint()))
+		return engine.ExecResult{}, diags
+	case err != nil:
+		diags.AddError("Cannot read sandbox", fmt.Sprintf("Inspecting container %s on the Docker engine at %s "+
+			"failed: %s", engine.ShortID(id), client.Endpoint(), engine.Brief(err)))
+		return engine.ExecResult{}, diags
+	case !engine.IsRunning(sandbox):
+		diags.AddAttributeError(path.Root("container_id"), "Sandbox is not running", fmt.Sprintf(
+			"Container %s on the Docker engine at %s is not running, so the command cannot run in it. Set "+
+				"running = true on its sandbox_container.", engine.ShortID(id), client.Endpoint()))
+		return engine.ExecResult{}, diags
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	res, err := client.RunExec(runCtx, id, c.spec)
+	var interrupted *engine.ExecInterruptedError
+	switch {
+	case errors.As(err, &interrupted) && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		diags.AddAttributeError(path.Root("timeout"), "Command timed out", c.secrets.Redact(fmt.Sprintf(
+			"%s in sandbox %s ran longer than its timeout (%s): %v. Raise timeout, or make the command "+
+				"finish sooner.", program(c.spec.Command), engine.ShortID(id), c.timeout, err)))
+		return res, diags
+	case err != nil:
+		diags.AddError("Cannot run command", c.secrets.Redact(fmt.Sprintf("Running %s in sandbox %s on the "+
+			"Docker engine at %s failed: %v", program(c.spec.Command), engine.ShortID(id), client.Endpoint(), err)))
+		return res, diags
+	}
+	if !slices.Contains(c.codes, int64(res.ExitCode)) {
+		diags.AddError("Command failed", c.secrets.Redact(fmt.Sprintf("%s in sandbox %s exited %d, which is not "+
+			"among success_exit_codes %v.%s%s", program(c.spec.Command), engine.ShortID(id), res.ExitCode, c.codes,
+			tail("standard error", res.StderrTail, c.hideOutput, c.hiddenBecause),
+			tail("standard output", res.StdoutTail, c.hideOutput, c.hiddenBecause))))
+	}
+	return res, diags
 }

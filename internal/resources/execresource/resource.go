@@ -107,14 +107,14 @@ func program(cmd []string) string {
 }
 
 // tail is the end of a stream for an error message, or a note that it is
-// withheld because the output is sensitive.
-func tail(name, text string, sensitive bool) string {
+// withheld, and why.
+func tail(name, text string, hidden bool, because string) string {
 	text = strings.TrimSpace(text)
 	switch {
 	case text == "":
 		return ""
-	case sensitive:
-		return fmt.Sprintf("\n\nIts %s is not shown: sensitive_output is true.", name)
+	case hidden:
+		return fmt.Sprintf("\n\nIts %s is not shown: %s.", name, because)
 	}
 	return fmt.Sprintf("\n\nEnd of its %s:\n%s", name, text)
 }
