@@ -198,11 +198,12 @@ func ImagesNamed(t *testing.T, prefix string) []string {
 // tagsNamed maps the tags whose repository starts with prefix to the IDs
 // of their images.
 func tagsNamed(ctx context.Context, api *client.Client, prefix string) (map[string]string, error) {
-	// Podman's list can fail while another image is being removed
-	// ("image not known"): ask again.
+	// Podman's list can fail while another image is being removed or a
+	// build commits one ("image not known"), which under the parallel
+	// suite's load lasted more than 5 s once: ask again, for up to 30 s.
 	list, err := api.ImageList(ctx, image.ListOptions{})
-	for attempt := 1; err != nil && attempt < 5; attempt++ {
-		time.Sleep(time.Second)
+	for attempt := 1; err != nil && attempt < 15; attempt++ {
+		time.Sleep(2 * time.Second)
 		list, err = api.ImageList(ctx, image.ListOptions{})
 	}
 	if err != nil {

@@ -10,15 +10,17 @@ import (
 
 // Podman's API answers a read of its images with an internal error when
 // another image is removed while it reads them ("failed to convert
-// ImageData ...: reading image <another>: image not known"): its image
-// inspect and list walk the whole store. Such a read is asked again, a few
-// times, before its error counts.
+// ImageData ...: reading image <another>: image not known"), or while a
+// build commits one, which under load takes seconds: its image inspect and
+// list walk the whole store. Such a read is asked again, for about eight
+// seconds, before its error counts.
 
 // rereads is how many times an idempotent read is asked in all.
-const rereads = 4
+const rereads = 6
 
-// rereadPause is the pause before the first read again; it doubles.
-const rereadPause = 200 * time.Millisecond
+// rereadPause is the pause before the first read again; it doubles (0.25 s
+// to 4 s, 7.75 s in all). A variable for the tests.
+var rereadPause = 250 * time.Millisecond
 
 // reread is within for a call that only reads: one the engine answered
 // with an internal error is asked again, up to rereads times in all, each

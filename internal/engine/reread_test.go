@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeImageEngine answers the first `faults` image inspects with status,
@@ -41,6 +42,8 @@ func fakeImageEngine(t *testing.T, faults int32, status int) (*Client, *atomic.I
 // An image read the engine failed internally is asked again; one it says
 // is missing, or that keeps failing, is not asked forever.
 func TestImageReadsAreAskedAgainAfterAnInternalError(t *testing.T) {
+	defer func(p time.Duration) { rereadPause = p }(rereadPause)
+	rereadPause = time.Millisecond
 	c, asked := fakeImageEngine(t, 2, http.StatusInternalServerError)
 	img, err := c.InspectImage(context.Background(), "agent")
 	if err != nil || img.ID != "sha256:abc" || asked.Load() != 3 {
