@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	pathattr "github.com/hashicorp/terraform-plugin-framework/path"
@@ -39,8 +41,9 @@ const hostPathDescription = "An absolute path on the engine's host to mount (on 
 	"unless `read_only = false`, with private bind propagation. Refused whatever the opt-in, because they " +
 	"hand the host to the sandbox: `/`, a path at, above or below `/proc`, `/sys`, `/dev`, `/etc`, `/boot`, " +
 	"`/root`, `/run` (and `/var/run`), the engines' data (`/var/lib/docker`, `/var/lib/containerd`, " +
-	"`/var/lib/containers` and the engine's own data root), any engine socket, and any path that leads to " +
-	"one of them through symbolic links. Only a local engine's host paths can be checked for symbolic links, " +
+	"`/var/lib/containers` and the engine's own data root), any engine socket, a directory that holds a " +
+	"socket or has another filesystem mounted under it (the engine binds it with everything under it), and " +
+	"any path that leads to one of them through symbolic links. Only a local engine's host paths can be checked for symbolic links, " +
 	"so host paths are refused on a remote engine (TCP, TLS, SSH): use a `sandbox_volume` there."
 
 // hostPathProblem says why a host path hands the host to a sandbox, or ""
@@ -152,10 +155,85 @@ func localHostPathProblem(p string, forbidden []string) string {
 			return fmt.Sprintf("it leads through symbolic links to %s, and %s", resolved, problem)
 		}
 	}
-	if info, err := os.Stat(resolved); err == nil && info.Mode()&fs.ModeSocket != 0 {
+	info, err := os.Stat(resolved)
+	switch {
+	case err == nil && info.Mode()&fs.ModeSocket != 0:
 		return "it is a socket"
+	case err == nil && info.IsDir():
+		return holdsTheHost(resolved)
 	}
 	return ""
+}
+
+// maxHostPathEntries bounds how much of a host directory the plan looks
+// through for sockets.
+const maxHostPathEntries = 100_000
+
+// holdsTheHost says what inside the directory dir would hand the host to
+// the sandbox, or "": the engine mounts dir with everything mounted under
+// it (a recursive bind), so another filesystem mounted there, which may be
+// any of the host's, and a socket anywhere in it (an engine's, bound there
+// or not) are refused; so is a directory too large, or not readable enough,
+// to look through.
+func holdsTheHost(dir string) string {
+	if mountinfo, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		if at := mountedUnder(string(mountinfo), dir); at != "" {
+			return fmt.Sprintf("another filesystem is mounted at %s under it, and the sandbox would get it too", at)
+		}
+	}
+	entries := 0
+	var problem string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			problem = fmt.Sprintf("%s cannot be read to check it for sockets (%v)", p, err)
+		case d.Type()&fs.ModeSocket != 0:
+			problem = fmt.Sprintf("it holds the socket %s, which may hand an engine, and so the host, to the sandbox", p)
+		case entries >= maxHostPathEntries:
+			problem = fmt.Sprintf("it holds more than %d entries, too many to check for sockets; mount a smaller "+
+				"directory", maxHostPathEntries)
+		default:
+			entries++
+			return nil
+		}
+		return filepath.SkipAll
+	})
+	if err != nil && problem == "" {
+		problem = fmt.Sprintf("it cannot be looked through (%v)", err)
+	}
+	return problem
+}
+
+// mountedUnder is the first mount point in mountinfo (/proc/self/mountinfo)
+// strictly under dir, or "".
+func mountedUnder(mountinfo, dir string) string {
+	for _, line := range strings.Split(mountinfo, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 5 {
+			continue
+		}
+		at := unescapeMountPath(fields[4])
+		if at != dir && under(at, dir) {
+			return at
+		}
+	}
+	return ""
+}
+
+// unescapeMountPath undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMountPath(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // planHostPaths reads the planned mounts and refuses their host paths that

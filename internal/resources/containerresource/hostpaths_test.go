@@ -113,7 +113,8 @@ func TestAccContainer_hostPathMount(t *testing.T) {
 // Host paths are refused without the opt-in, and those that hand the host
 // over are refused whatever it says: the root, the kernel's, devices' and
 // configuration's paths, what holds them, the engine's data and sockets,
-// and what leads to them through symbolic links.
+// a directory that holds a socket, and what leads to them through symbolic
+// links.
 func TestAccContainer_hostPathsRefusedAtPlan(t *testing.T) {
 	name := acctest.Name(t)
 	dir := sharedDir(t, 0o755)
@@ -151,6 +152,8 @@ func TestAccContainer_hostPathsRefusedAtPlan(t *testing.T) {
 			struct{ body, want string }{allowed + fmt.Sprintf(`mounts = { "/in" = { host_path = %q } }`, filepath.Join(dir, "config")),
 				`it leads through symbolic links to /etc, and it is /etc`},
 			struct{ body, want string }{allowed + fmt.Sprintf(`mounts = { "/in" = { host_path = %q } }`, socket), `it is a socket`},
+			struct{ body, want string }{allowed + fmt.Sprintf(`mounts = { "/in" = { host_path = %q } }`, dir),
+				`it holds the socket ` + socket},
 			struct{ body, want string }{allowed + fmt.Sprintf(`mounts = { "/in" = { host_path = %q } }`, filepath.Join(dir, "missing")),
 				`it cannot be resolved on the engine's host`},
 		)

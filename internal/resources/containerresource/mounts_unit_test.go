@@ -2,6 +2,9 @@ package containerresource
 
 import (
 	"context"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,6 +109,44 @@ func TestHostPathProblem(t *testing.T) {
 	} {
 		if got := hostPathProblem(p, forbidden); !strings.HasPrefix(got, want) || (want == "") != (got == "") {
 			t.Errorf("hostPathProblem(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// A host directory is refused when a filesystem is mounted under it, when
+// it holds a socket however deep, and when it cannot be looked through; a
+// directory of plain files passes.
+func TestHoldsTheHost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "notes"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if problem := holdsTheHost(dir); problem != "" {
+		t.Fatalf("a directory of plain files: %s", problem)
+	}
+	l, err := net.Listen("unix", filepath.Join(deep, "engine.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	if problem := holdsTheHost(dir); !strings.Contains(problem, "it holds the socket "+filepath.Join(deep, "engine.sock")) {
+		t.Errorf("a socket two levels down: %q", problem)
+	}
+
+	mountinfo := "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n" +
+		"30 22 0:5 / /srv/share rw - ext4 /dev/sdb rw\n" +
+		"31 30 0:6 /run /srv/share/with\\040space/run rw - tmpfs tmpfs rw\n"
+	for dir, want := range map[string]string{
+		"/srv/share": "/srv/share/with space/run", "/srv/share/with space": "/srv/share/with space/run",
+		"/srv/share/with space/run": "", "/srv/shared": "", "/home": "",
+	} {
+		if got := mountedUnder(mountinfo, dir); got != want {
+			t.Errorf("mounted under %s: %q, want %q", dir, got, want)
 		}
 	}
 }
