@@ -52,16 +52,10 @@ scratch_pid=/run/tfsandbox-scratch.pid
 say() { echo "engines: $*"; }
 die() { echo "engines: $*" >&2; exit 1; }
 
-need_root() { [ "$(id -u)" = 0 ] || die "starting the $1 engine needs root"; }
+# shellcheck source=scripts/lib.sh
+. "$repo/scripts/lib.sh"
 
-install_packages() {
-  local missing=()
-  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
-  [ "${#missing[@]}" -eq 0 ] && return 0
-  say "installing Debian's ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-}
+need_root() { [ "$(id -u)" = 0 ] || die "starting the $1 engine needs root"; }
 
 # wait_until SECONDS COMMAND...: runs COMMAND every half second until it
 # succeeds or SECONDS pass.
