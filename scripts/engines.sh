@@ -104,6 +104,14 @@ bridge() {
 stop_dockerd() {
   stop_pid "$1"
   pkill -KILL -f "containerd --config $2/containerd/containerd.toml" 2>/dev/null || true
+  # The shims of its containers, which outlive a killed dockerd, and the
+  # containers they run: killing a container's first process ends every
+  # process in its PID namespace.
+  local shim
+  for shim in $(pgrep -f "containerd-shim-runc-v2 .*-address $2/containerd/" || true); do
+    pkill -KILL -P "$shim" 2>/dev/null || true
+    kill -KILL "$shim" 2>/dev/null || true
+  done
   if ip link show "$3" >/dev/null 2>&1; then ip link delete "$3" || true; fi
 }
 
