@@ -5,7 +5,9 @@
 # (tools/cluster), and a kubelet running pods through a containerd of its own
 # (Debian's, never the one the machine's Docker uses) with runc, and with
 # gVisor as the RuntimeClass `gvisor` (runsc with no network stack, through
-# containerd's runc shim). Pods get Debian's CNI bridge plugin. Everything
+# containerd's runc shim; its app containers do not start yet). Pods get
+# Debian's CNI bridge plugin; those of the RuntimeClass `none` an interface
+# that leads nowhere. Everything
 # listens on loopback, and lives in .build/cluster, /var/lib/tfsandbox-k8s
 # and /run/tfsandbox-k8s.
 #
@@ -41,6 +43,8 @@ pod_cidr=10.250.0.0/24
 service_cidr=10.251.0.0/24
 api_service_ip=10.251.0.1
 cni_bridge=tfsbk8s0
+none_bridge=tfsbnone0
+none_cidr=10.253.0.0/24
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 pause_image=tfsandbox/pause:latest
 cd /
@@ -196,6 +200,11 @@ state = "$run/containerd"
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         Root = "$run/runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-none]
+      runtime_type = "io.containerd.runc.v2"
+      cni_conf_dir = "$etc/cni-none"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-none.options]
+        Root = "$run/runc"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
@@ -216,6 +225,16 @@ EOF
     {"type": "portmap", "capabilities": {"portMappings": true}}
   ]
 }
+EOF
+  # The network of the runtime handler runc-none (RuntimeClass none). The
+  # CRI wants an eth0 with an address, so a pod gets one, on a macvlan in
+  # private mode over a bridge with no ports and no address: no route, and
+  # nothing on the other side, not even another such pod.
+  mkdir -p "$etc/cni-none"
+  cat >"$etc/cni-none/10-none.conflist" <<EOF
+{"cniVersion": "0.4.0", "name": "tfsandbox-none", "plugins": [
+  {"type": "macvlan", "master": "$none_bridge", "mode": "private",
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$none_cidr"}]], "dataDir": "$data/cni-none"}}]}
 EOF
   cat >"$etc/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
@@ -298,6 +317,8 @@ start() {
   write_config
   save_sysctls
   [ -f "$run/netns-before" ] || ip netns list 2>/dev/null | awk '{print $1}' >"$run/netns-before"
+  ip link show "$none_bridge" >/dev/null 2>&1 || ip link add "$none_bridge" type bridge
+  ip link set "$none_bridge" up
   local t0=$SECONDS
   daemon containerd containerd --config "$etc/containerd.toml"
   daemon etcd "$bin/etcd" --name tfsandbox --data-dir "$data/etcd" \
@@ -341,6 +362,12 @@ kind: RuntimeClass
 metadata:
   name: gvisor
 handler: runsc
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: none
+handler: runc-none
 EOF
   say "ready in $((SECONDS - t0))s: KUBECONFIG=$etc/admin.kubeconfig"
 }
@@ -376,6 +403,7 @@ stop() {
     umount -l "$m" 2>/dev/null || true
   done
   ip link delete "$cni_bridge" 2>/dev/null || true
+  ip link delete "$none_bridge" 2>/dev/null || true
   # The pods' network namespaces: those that were not there at start.
   local ns
   for ns in $(ip netns list 2>/dev/null | awk '/^cni-/ {print $1}'); do
