@@ -11,6 +11,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/volume"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/localdir"
 )
 
 // Volume is the engine's data about a named volume.
@@ -25,11 +27,8 @@ type VolumeSpec struct {
 	// InMemory makes the volume a tmpfs of Size bytes, whose root Owner
 	// owns; a disk volume's Size is a project quota.
 	InMemory bool
-	Owner    Owner
+	Owner    localdir.Owner
 }
-
-// Owner is a numeric user and group.
-type Owner struct{ UID, GID int }
 
 // VolumeNameTakenError is a create refused because a volume the create did
 // not make already has the name. Managed says whether the provider's

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/localdir"
 )
 
 // What a create writes for a bound, each engine's way, reads back as the
@@ -20,7 +22,7 @@ func TestVolumeBoundReadsWhatTheCreateWrote(t *testing.T) {
 		{VolumeSpec{}, false, "", "map[]", 0},
 		{VolumeSpec{Size: size}, false, "", "map[size:3145728]", size},
 		{VolumeSpec{Size: size}, true, "", "map[o:size=3145728]", size},
-		{VolumeSpec{Size: size, InMemory: true, Owner: Owner{UID: 65534, GID: 65534}}, false, "", "map[device:tmpfs " +
+		{VolumeSpec{Size: size, InMemory: true, Owner: localdir.Owner{UID: 65534, GID: 65534}}, false, "", "map[device:tmpfs " +
 			"o:size=3145728,uid=65534,gid=65534,mode=0755 type:tmpfs]", size},
 		{VolumeSpec{Size: size + 1, InMemory: true}, true, "x86_64", "map[device:tmpfs " +
 			"o:nr_blocks=769,uid=0,gid=0,mode=0755 type:tmpfs]", size + x86PageSize},

@@ -148,3 +148,14 @@ func RawStrings(v tftypes.Value) []string {
 	}
 	return out
 }
+
+// EnvList renders environment variables as the engine takes them
+// (NAME=value), sorted, so that the same map always gives the same list.
+func EnvList(env map[string]string) []string {
+	list := make([]string, 0, len(env))
+	for k, v := range env {
+		list = append(list, k+"="+v)
+	}
+	slices.Sort(list)
+	return list
+}

@@ -3,13 +3,13 @@ package containerresource
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // resourceType is the Terraform type name, stamped on each container.
@@ -88,7 +88,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 
 	var env map[string]string
 	diags.Append(m.Env.ElementsAs(ctx, &env, false)...)
-	spec.Env = envList(env)
+	spec.Env = values.EnvList(env)
 
 	diags.Append(m.Labels.ElementsAs(ctx, &spec.Labels, false)...)
 	if spec.Labels == nil {
@@ -113,17 +113,6 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 // entrypoint and no command configured.
 func (m resourceModel) runsKeepAlive() bool {
 	return m.Entrypoint.IsNull() && m.Command.IsNull()
-}
-
-// envList renders environment variables as the engine takes them, sorted by
-// name so the same map always gives the same list.
-func envList(env map[string]string) []string {
-	list := make([]string, 0, len(env))
-	for k, v := range env {
-		list = append(list, k+"="+v)
-	}
-	sort.Strings(list)
-	return list
 }
 
 // setObserved records what the engine shows of a container: its ID, name,

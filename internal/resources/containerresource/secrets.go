@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/writeonly"
 )
 
@@ -39,7 +40,7 @@ func applySecrets(secretEnv map[string]string, spec *engine.ContainerSpec) {
 	if len(secretEnv) == 0 {
 		return
 	}
-	spec.Env = append(spec.Env, envList(secretEnv)...)
+	spec.Env = append(spec.Env, values.EnvList(secretEnv)...)
 	spec.Labels[labelSecretEnv] = strings.Join(slices.Sorted(maps.Keys(secretEnv)), ",")
 }
 

@@ -36,6 +36,11 @@ const defaultTimeout = 5 * time.Minute
 
 var envName = regexp.MustCompile(`^[^=]+$`)
 
+// defaultSuccessCodes is success_exit_codes when unset: [0].
+func defaultSuccessCodes() types.List {
+	return types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(0)})
+}
+
 // commandModel is the command to run.
 type commandModel struct {
 	Command          types.List   `tfsdk:"command"`
@@ -97,7 +102,7 @@ func commandAttributes() map[string]schema.Attribute {
 			ElementType: types.Int64Type,
 			Optional:    true,
 			Computed:    true,
-			Default:     listdefault.StaticValue(types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(0)})),
+			Default:     listdefault.StaticValue(defaultSuccessCodes()),
 			Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 		},
 	}
@@ -111,9 +116,7 @@ func (c commandModel) spec(ctx context.Context) (engine.ExecSpec, time.Duration,
 	diags.Append(c.Command.ElementsAs(ctx, &spec.Command, false)...)
 	var env map[string]string
 	diags.Append(c.Env.ElementsAs(ctx, &env, false)...)
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		spec.Env = append(spec.Env, k+"="+env[k])
-	}
+	spec.Env = values.EnvList(env)
 	timeout, err := time.ParseDuration(c.Timeout.ValueString())
 	if err != nil {
 		diags.AddError("Invalid timeout", fmt.Sprintf("timeout %q is not a duration: %v", c.Timeout.ValueString(), err))

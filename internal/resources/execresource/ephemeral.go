@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -149,7 +148,7 @@ func (e *Ephemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *e
 		m.Timeout = types.StringValue(timeouts.Short(defaultTimeout))
 	}
 	if m.SuccessExitCodes.IsNull() {
-		m.SuccessExitCodes = types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(0)})
+		m.SuccessExitCodes = defaultSuccessCodes()
 	}
 	spec, timeout, diags := m.spec(ctx)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {

@@ -41,7 +41,7 @@ func (r *Resource) run(ctx context.Context, m *resourceModel, secretEnv map[stri
 	if diags.HasError() {
 		return diags
 	}
-	addSecrets(secretEnv, &spec)
+	spec.Env = append(spec.Env, values.EnvList(secretEnv)...)
 	secrets := m.secrets(ctx)
 	secrets.Add(slices.Collect(maps.Values(secretEnv))...)
 	res, diags := runIn(ctx, r.Client, run{

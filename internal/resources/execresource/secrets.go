@@ -2,8 +2,6 @@ package execresource
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -11,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/writeonly"
 )
 
@@ -36,11 +33,4 @@ func secretEnv(ctx context.Context, config tfsdk.Config) (map[string]string, dia
 	var env map[string]string
 	diags := config.GetAttribute(ctx, path.Root("env_wo"), &env)
 	return env, diags
-}
-
-// addSecrets adds the write-only variables to spec's environment.
-func addSecrets(env map[string]string, spec *engine.ExecSpec) {
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		spec.Env = append(spec.Env, k+"="+env[k])
-	}
 }

@@ -34,8 +34,7 @@ func (m resourceModel) spec(ctx context.Context, token string) (engine.VolumeSpe
 	maps.Copy(labels, engine.OwnershipLabels(resourceType))
 	labels[engine.LabelCreateToken] = token
 	spec := engine.VolumeSpec{Name: m.Name.ValueString(), Labels: labels}
-	o := m.owner()
-	m.applyTo(&spec, engine.Owner{UID: o.UID, GID: o.GID})
+	m.applyTo(&spec, m.owner())
 	return spec, diags
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/localdir"
 )
 
 // The volume's bound: how much it may hold, and where it keeps it.
@@ -69,7 +70,7 @@ func sizeAttributes() map[string]schema.Attribute {
 func (s sizeModel) inMemory() bool { return s.Medium.ValueString() == mediumMemory }
 
 // applyTo sets spec's bound.
-func (s sizeModel) applyTo(spec *engine.VolumeSpec, owner engine.Owner) {
+func (s sizeModel) applyTo(spec *engine.VolumeSpec, owner localdir.Owner) {
 	spec.Size = s.SizeMB.ValueInt64() * mib
 	spec.InMemory = s.inMemory()
 	spec.Owner = owner
