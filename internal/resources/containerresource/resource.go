@@ -55,7 +55,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	// provider exits.
 	defer engine.Hold()()
 	var plan resourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...)
 	// Write-only values are only in the configuration.
 	var secretEnv map[string]string
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("env_wo"), &secretEnv)...)
@@ -90,14 +90,14 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	plan.settleUnknowns()
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
 	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, mainProcess{})...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Read refreshes the state from the engine, by ID. A container that is gone
 // is removed from the state, so the plan recreates it.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state resourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -118,15 +118,15 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, state)...)
 }
 
 // Update renames the container, applies changed limits and starts,
 // unpauses or stops it; everything else forces replacement.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state resourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -137,7 +137,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.Append(r.update(ctx, &plan, state, defaults)...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Delete stops the container with its grace period, then force-removes it,
@@ -145,7 +145,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // deleted.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state resourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -178,7 +178,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		return
 	}
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, defaults)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, m)...)
 }
 
 // UpgradeState upgrades states written by earlier schema versions.
@@ -191,7 +191,7 @@ func (r *Resource) UpgradeState(_ context.Context) map[int64]resource.StateUpgra
 // write-only attributes when the configuration has some.
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m resourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(values.GetConfig(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 var (
@@ -43,7 +44,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 // env and env_wo, and env_wo on a CLI that would store it.
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m resourceModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetConfig(ctx, req.Config, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(m.Validate(m.commandModel.Env, secretUsage)...)
@@ -54,7 +55,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 // what it gave. A failure records nothing, so the next apply runs it again.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan resourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
 	secretEnv, diags := secretEnv(ctx, req.Config)
@@ -64,7 +65,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.Append(r.run(ctx, &plan, secretEnv)...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Read checks that the sandbox still exists: when it is gone, the command
@@ -72,7 +73,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // that replaces it.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state resourceModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
 	exists, diags := r.sandboxExists(ctx, state.ContainerID.ValueString())
@@ -85,10 +86,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // command again.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan resourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Delete forgets the command; the sandbox is left alone.

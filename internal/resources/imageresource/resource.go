@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 var (
@@ -48,7 +49,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 // Create builds the image, within the create timeout.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan resourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
@@ -66,7 +67,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Read checks that the image is still on the engine, by ID, and whether
@@ -74,7 +75,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // state, so the plan builds it again.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state resourceModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
 	found, diags := r.refresh(ctx, &state)
@@ -85,15 +86,15 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, state)...)
 }
 
 // Update puts a moved tag back on the image and records keep_on_destroy
 // and the timeouts: everything else rebuilds the image.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state resourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -103,7 +104,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		}
 	}
 	plan.Tagged = types.BoolValue(true)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Delete removes the image's tag, and the image with it unless another
@@ -111,7 +112,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // the image.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state resourceModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
 	if state.KeepOnDestroy.ValueBool() {
@@ -139,7 +140,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	var plan resourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
 	digest := types.StringUnknown()
@@ -156,7 +157,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	var state resourceModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
 	if !digest.Equal(state.ContextDigest) {

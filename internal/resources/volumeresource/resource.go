@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 var (
@@ -47,7 +48,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 // state: the token is what proves the volume the provider's.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan resourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
 	tokens, kept, diags := r.create(ctx, &plan)
@@ -62,7 +63,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	// recorded all the same, and Terraform marks it tainted: the next apply
 	// replaces it.
 	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Read checks, by name, that the volume the state recorded is still on the
@@ -71,7 +72,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // gone, so the plan creates it again.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state resourceModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
 	tokens, diags := readTokens(ctx, req.Private, state.ID)
@@ -86,7 +87,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, state)...)
 }
 
 // Update seeds the volume again when reseed changed, and records
@@ -94,8 +95,8 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // the volume.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state resourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -105,7 +106,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 			return
 		}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
 // Delete removes the volume, and its data with it; with keep_on_destroy it
@@ -113,7 +114,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // them.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state resourceModel
-	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
 	if state.KeepOnDestroy.ValueBool() {
@@ -134,7 +135,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		return
 	}
 	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, m)...)
 }
 
 // UpgradeState upgrades states written by earlier schema versions.
@@ -149,7 +150,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	var plan resourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
 	var state *resourceModel
@@ -173,7 +174,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 // ValidateConfig refuses what a memory volume cannot do.
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m resourceModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(values.GetConfig(ctx, req.Config, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
 	m.validateSize(resp)

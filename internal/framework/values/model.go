@@ -1,0 +1,196 @@
+package values
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Reading a whole plan, state or configuration into a model, and writing a
+// model back, for models whose fields (directly or through embedded
+// structs) are all attr.Value types tagged `tfsdk:"name"`: the models of
+// this provider's resources. The framework's Get and Set do the same
+// through general reflection that re-reads, and re-checks with a freshly
+// compiled regular expression, every struct tag at every call; a refresh
+// of 200 sandboxes spent about a third of the provider's own CPU there
+// (bench/RESULTS.md). Here the tags are read once per model type, and a
+// value is converted once, as the framework converts it.
+
+// GetState reads the whole state into target, a pointer to a model.
+func GetState(ctx context.Context, s tfsdk.State, target any) diag.Diagnostics {
+	return get(ctx, s.Schema.Type(), s.Raw, target)
+}
+
+// GetPlan reads the whole plan into target, a pointer to a model.
+func GetPlan(ctx context.Context, p tfsdk.Plan, target any) diag.Diagnostics {
+	return get(ctx, p.Schema.Type(), p.Raw, target)
+}
+
+// GetConfig reads the whole configuration into target, a pointer to a
+// model.
+func GetConfig(ctx context.Context, c tfsdk.Config, target any) diag.Diagnostics {
+	return get(ctx, c.Schema.Type(), c.Raw, target)
+}
+
+// SetState replaces the whole state with model (a model or a pointer to
+// one).
+func SetState(ctx context.Context, s *tfsdk.State, model any) diag.Diagnostics {
+	raw, diags := toRaw(ctx, s.Schema.Type(), model)
+	if diags.HasError() {
+		return diags
+	}
+	return s.Set(ctx, raw)
+}
+
+// modelField is one attribute of a model: its name and where the field is.
+type modelField struct {
+	name  string
+	index []int
+}
+
+// modelFields caches the fields of each model type.
+var modelFields sync.Map // reflect.Type -> []modelField
+
+var attrValueType = reflect.TypeFor[attr.Value]()
+
+// fieldsOf lists the attributes of the model type t, a struct.
+func fieldsOf(t reflect.Type) ([]modelField, error) {
+	if cached, ok := modelFields.Load(t); ok {
+		if fields, ok := cached.([]modelField); ok {
+			return fields, nil
+		}
+	}
+	var fields []modelField
+	var walk func(reflect.Type, []int) error
+	walk = func(t reflect.Type, at []int) error {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			index := append(append([]int(nil), at...), i)
+			tag, tagged := f.Tag.Lookup("tfsdk")
+			switch {
+			case tag == "-":
+			case f.Anonymous && !tagged && f.Type.Kind() == reflect.Struct:
+				if err := walk(f.Type, index); err != nil {
+					return err
+				}
+			case !tagged || !f.IsExported() || !f.Type.Implements(attrValueType):
+				return fmt.Errorf("field %s of %s is not an exported attr.Value with a tfsdk tag", f.Name, t)
+			default:
+				fields = append(fields, modelField{name: tag, index: index})
+			}
+		}
+		return nil
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%s is not a struct", t)
+	}
+	if err := walk(t, nil); err != nil {
+		return nil, err
+	}
+	modelFields.Store(t, fields)
+	return fields, nil
+}
+
+// modelError is the diagnostic for a model that does not match its
+// schema, always a bug in the provider.
+func modelError(err error) diag.Diagnostics {
+	return diag.Diagnostics{diag.NewErrorDiagnostic("Value Conversion Error",
+		"The provider's model does not match its schema. This is always an error in the provider; please report it: "+err.Error())}
+}
+
+func get(ctx context.Context, typ attr.Type, raw tftypes.Value, target any) diag.Diagnostics {
+	ptr := reflect.ValueOf(target)
+	if ptr.Kind() != reflect.Pointer || ptr.IsNil() {
+		return modelError(fmt.Errorf("target %T is not a pointer to a model", target))
+	}
+	model := ptr.Elem()
+	fields, err := fieldsOf(model.Type())
+	if err != nil {
+		return modelError(err)
+	}
+	value, err := typ.ValueFromTerraform(ctx, raw)
+	if err != nil {
+		return modelError(err)
+	}
+	object, ok := value.(interface{ Attributes() map[string]attr.Value })
+	if !ok || value.IsNull() || value.IsUnknown() {
+		return modelError(fmt.Errorf("%s is not a known object", raw.Type()))
+	}
+	attrs := object.Attributes()
+	if len(attrs) != len(fields) {
+		return modelError(fmt.Errorf("%s has %d fields for %d attributes", model.Type(), len(fields), len(attrs)))
+	}
+	for _, f := range fields {
+		v, ok := attrs[f.name]
+		if !ok {
+			return modelError(fmt.Errorf("%s has no attribute %q", raw.Type(), f.name))
+		}
+		field := model.FieldByIndex(f.index)
+		rv := reflect.ValueOf(v)
+		if rv.Type() != field.Type() {
+			return modelError(fmt.Errorf("attribute %q is a %s, its field a %s", f.name, rv.Type(), field.Type()))
+		}
+		field.Set(rv)
+	}
+	return nil
+}
+
+func toRaw(ctx context.Context, typ attr.Type, model any) (tftypes.Value, diag.Diagnostics) {
+	v := reflect.ValueOf(model)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	fields, err := fieldsOf(v.Type())
+	if err != nil {
+		return tftypes.Value{}, modelError(err)
+	}
+	objectType, ok := typ.TerraformType(ctx).(tftypes.Object)
+	if !ok || len(objectType.AttributeTypes) != len(fields) {
+		return tftypes.Value{}, modelError(fmt.Errorf("%s has %d fields for the attributes of %s", v.Type(), len(fields), typ))
+	}
+	attrs := make(map[string]tftypes.Value, len(fields))
+	for _, f := range fields {
+		want, ok := objectType.AttributeTypes[f.name]
+		if !ok {
+			return tftypes.Value{}, modelError(fmt.Errorf("the schema has no attribute %q", f.name))
+		}
+		value, ok := v.FieldByIndex(f.index).Interface().(attr.Value)
+		if !ok { // fieldsOf admits only attr.Value fields
+			return tftypes.Value{}, modelError(fmt.Errorf("field %q is not an attr.Value", f.name))
+		}
+		// Checked before the conversion, which panics on a zero-value
+		// collection (one without an element type).
+		if got := value.Type(ctx).TerraformType(ctx); !got.Equal(want) {
+			return tftypes.Value{}, modelError(fmt.Errorf("attribute %q is a %s, the schema's a %s", f.name, got, want))
+		}
+		tv, err := value.ToTerraformValue(ctx)
+		if err != nil {
+			return tftypes.Value{}, modelError(fmt.Errorf("attribute %q: %w", f.name, err))
+		}
+		attrs[f.name] = tv
+	}
+	return tftypes.NewValue(objectType, attrs), nil
+}
+
+// ModelMatches reports whether the model type of target (a pointer to a
+// model) has exactly the attributes of typ, each of its type, by reading
+// an object of typ whose attributes are all null. Each resource's unit
+// tests call it, so that a model that drifts from its schema fails there,
+// not first in an acceptance test.
+func ModelMatches(ctx context.Context, typ attr.Type, target any) diag.Diagnostics {
+	objectType, ok := typ.TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		return modelError(fmt.Errorf("%s is not an object type", typ))
+	}
+	nulls := make(map[string]tftypes.Value, len(objectType.AttributeTypes))
+	for name, t := range objectType.AttributeTypes {
+		nulls[name] = tftypes.NewValue(t, nil)
+	}
+	return get(ctx, typ, tftypes.NewValue(objectType, nulls), target)
+}

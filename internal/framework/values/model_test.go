@@ -1,0 +1,160 @@
+package values
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	fwtimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+type testGroup struct {
+	Tags types.List `tfsdk:"tags"`
+}
+
+type testModel struct {
+	ID types.String `tfsdk:"id"`
+	testGroup
+	Ports    types.Set        `tfsdk:"ports"`
+	Limit    types.Int64      `tfsdk:"limit"`
+	Timeouts fwtimeouts.Value `tfsdk:"timeouts"`
+}
+
+var portType = types.ObjectType{AttrTypes: map[string]attr.Type{"internal": types.Int64Type}}
+
+func testSchema(ctx context.Context) schema.Schema {
+	return schema.Schema{Attributes: map[string]schema.Attribute{
+		"id":   schema.StringAttribute{Computed: true},
+		"tags": schema.ListAttribute{ElementType: types.StringType, Optional: true},
+		"ports": schema.SetNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{"internal": schema.Int64Attribute{Required: true}},
+		}},
+		"limit":    schema.Int64Attribute{Optional: true},
+		"timeouts": fwtimeouts.Attributes(ctx, fwtimeouts.Opts{Create: true}),
+	}}
+}
+
+func testModelValue() testModel {
+	port := types.ObjectValueMust(portType.AttrTypes, map[string]attr.Value{"internal": types.Int64Value(80)})
+	return testModel{
+		ID:        types.StringValue("abc"),
+		testGroup: testGroup{Tags: StringList([]string{"x", "y"})},
+		Ports:     types.SetValueMust(portType, []attr.Value{port}),
+		Limit:     types.Int64Unknown(),
+		Timeouts: fwtimeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType,
+		})},
+	}
+}
+
+// The model helpers must give exactly what the framework's Get and Set
+// give, for every kind of field the provider's models have.
+func TestModelMatchesTheFramework(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := testSchema(ctx)
+	want := testModelValue()
+
+	framework := tfsdk.State{Schema: s}
+	if diags := framework.Set(ctx, want); diags.HasError() {
+		t.Fatalf("framework Set: %v", diags)
+	}
+	ours := tfsdk.State{Schema: s}
+	if diags := SetState(ctx, &ours, &want); diags.HasError() {
+		t.Fatalf("SetState: %v", diags)
+	}
+	if !ours.Raw.Equal(framework.Raw) {
+		t.Fatalf("SetState wrote %v, the framework %v", ours.Raw, framework.Raw)
+	}
+
+	var got, viaFramework testModel
+	if diags := GetState(ctx, framework, &got); diags.HasError() {
+		t.Fatalf("GetState: %v", diags)
+	}
+	if diags := framework.Get(ctx, &viaFramework); diags.HasError() {
+		t.Fatalf("framework Get: %v", diags)
+	}
+	if !reflect.DeepEqual(got, viaFramework) {
+		t.Errorf("GetState read %+v, the framework %+v", got, viaFramework)
+	}
+	var fromPlan, fromConfig testModel
+	GetPlan(ctx, tfsdk.Plan{Schema: s, Raw: framework.Raw}, &fromPlan)
+	GetConfig(ctx, tfsdk.Config{Schema: s, Raw: framework.Raw}, &fromConfig)
+	if !reflect.DeepEqual(fromPlan, got) || !reflect.DeepEqual(fromConfig, got) {
+		t.Errorf("GetPlan and GetConfig read %+v and %+v, GetState %+v", fromPlan, fromConfig, got)
+	}
+}
+
+// A model that does not match its schema is an error, never a panic or a
+// value written in part.
+func TestModelMismatchIsAnError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := testSchema(ctx)
+	good := tfsdk.State{Schema: s}
+	m := testModelValue()
+	if diags := SetState(ctx, &good, m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	type missing struct {
+		ID types.String `tfsdk:"id"`
+	}
+	type wrongType struct {
+		ID types.Int64 `tfsdk:"id"`
+		testGroup
+		Ports    types.Set        `tfsdk:"ports"`
+		Limit    types.Int64      `tfsdk:"limit"`
+		Timeouts fwtimeouts.Value `tfsdk:"timeouts"`
+	}
+	type untagged struct {
+		ID types.String
+	}
+	type plainField struct {
+		ID string `tfsdk:"id"`
+	}
+	zeroList := m
+	zeroList.Tags = types.List{} // no element type: not the schema's list
+	for name, c := range map[string]struct {
+		get   any
+		set   any
+		wants string
+	}{
+		"a missing field":         {&missing{}, missing{}, "fields for"},
+		"a field of another type": {&wrongType{}, wrongType{ID: types.Int64Value(1)}, "attribute \"id\""},
+		"an untagged field":       {&untagged{}, untagged{}, "tfsdk tag"},
+		"a field of a Go type":    {&plainField{}, plainField{}, "attr.Value"},
+		"a zero-value list":       {nil, zeroList, "attribute \"tags\""},
+		"not a pointer":           {testModel{}, nil, "not a pointer"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if c.get != nil {
+				diags := GetState(ctx, good, c.get)
+				if !diags.HasError() || !strings.Contains(diags[0].Detail(), c.wants) {
+					t.Errorf("GetState into %T = %v, want an error with %q", c.get, diags, c.wants)
+				}
+			}
+			if c.set != nil {
+				st := tfsdk.State{Schema: s, Raw: good.Raw}
+				diags := SetState(ctx, &st, c.set)
+				if !diags.HasError() || !strings.Contains(diags[0].Detail(), c.wants) {
+					t.Errorf("SetState of %T = %v, want an error with %q", c.set, diags, c.wants)
+				}
+				if !st.Raw.Equal(good.Raw) {
+					t.Errorf("a refused SetState changed the state to %v", st.Raw)
+				}
+			}
+		})
+	}
+	var null testModel
+	diags := GetState(ctx, tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}, &null)
+	if !diags.HasError() {
+		t.Error("GetState of a null state must be an error")
+	}
+}
