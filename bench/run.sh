@@ -10,9 +10,12 @@
 # and defaults (what the framework adds). Runs are interleaved (floor,
 # provider, Terraform alone, framework alone, floor, provider, ...)
 # and the table reports medians, because the machine is shared and noisy.
+# Every timed phase of every layer starts on a quiet machine (bench/settle
+# waits until the CPU is idle), so that none pays for the engine's
+# background work left over from the phase before it.
 #
 #   BENCH_N="10 50 200"  sandbox counts
-#   BENCH_ROUNDS=3       rounds per count
+#   BENCH_ROUNDS=5       rounds per count
 #   BENCH_IMAGE=...      local image (default tfsandbox/busybox:latest)
 #   BENCH_FILES="20 2000" file counts for the files rounds: one sandbox with
 #                        that many files (apply, plan, destroy); the target
@@ -29,7 +32,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$repo/.build/bench"
 counts="${BENCH_N:-10 50 200}"
-rounds="${BENCH_ROUNDS:-3}"
+rounds="${BENCH_ROUNDS:-5}"
 image="${BENCH_IMAGE:-tfsandbox/busybox:latest}"
 
 rm -rf "$work"
@@ -41,9 +44,10 @@ done
 mkdir -p "$work/tf-files"
 cp "$repo/bench/files/main.tf" "$work/tf-files/main.tf"
 
-echo "== building the provider, the floor, bench/noop and the peak-RSS wrapper"
+echo "== building the provider, the floor, bench/noop, bench/settle and the peak-RSS wrapper"
 (cd "$repo" && go build -o "$work/terraform-provider-sandbox" . &&
   go build -o "$work/floor" ./bench/floor &&
+  go build -o "$work/settle" ./bench/settle &&
   go build -o "$work/noop" ./bench/noop &&
   go build -o "$work/plugin/terraform-provider-sandbox" ./bench/peakrss)
 
@@ -83,6 +87,7 @@ now() { date +%s.%N; }
 tf() {
   local phase="$1" n="$2"
   shift 2
+  "$work/settle"
   : >"$BENCH_RSS_FILE"
   local start end status=0
   start="$(now)"
@@ -96,9 +101,12 @@ tf() {
     tail -n 20 "$work/tf-$phase.log" >&2
     exit 1
   fi
-  local peak
-  peak="$(sort -n "$BENCH_RSS_FILE" | tail -n 1)"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" >>"$results"
+  # bench/peakrss writes one line per provider process: peak RSS (KiB),
+  # CPU seconds. The phase's peak is the largest; its CPU, the sum.
+  local peak cpu
+  peak="$(cut -f1 "$BENCH_RSS_FILE" | sort -n | tail -n 1)"
+  cpu="$(awk -F'\t' '{c += $2} END {printf "%.3f", c}' "$BENCH_RSS_FILE")"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" "$cpu" >>"$results"
 }
 
 # Terraform's and the provider's own start-up: a plan of no sandboxes.
@@ -109,8 +117,8 @@ done
 for n in $counts; do
   for round in $(seq "$rounds"); do
     echo "== N=$n round $round/$rounds: floor"
-    read -r _ create inspect remove < <("$work/floor" -n "$n" -image "$image")
-    printf '%s\tfloor\tapply\t%s\t0\n%s\tfloor\tplan\t%s\t0\n%s\tfloor\tdestroy\t%s\t0\n' \
+    read -r _ create inspect remove < <("$work/floor" -n "$n" -image "$image" -settle "$work/settle")
+    printf '%s\tfloor\tapply\t%s\t0\t0\n%s\tfloor\tplan\t%s\t0\t0\n%s\tfloor\tdestroy\t%s\t0\t0\n' \
       "$n" "$create" "$n" "$inspect" "$n" "$remove" >>"$results"
 
     echo "== N=$n round $round/$rounds: provider"
@@ -169,7 +177,8 @@ echo "Medians of $rounds interleaved rounds; engine $(docker version -f '{{.Serv
 echo "apply = create and start (floor) / terraform apply; plan = inspect / terraform plan (refresh);"
 echo "destroy = force remove / terraform destroy. Terraform alone and framework alone = the same terraform"
 echo "command against bench/noop (this schema, no engine, no work; on terraform-plugin-go only, and through"
-echo "terraform-plugin-framework). Peak RSS is the largest provider process in the phase."
+echo "terraform-plugin-framework). Peak RSS is the largest provider process in the phase; CPU is the user and"
+echo "system time of all the provider processes Terraform started in it."
 echo
 awk -F'\t' "$median_awk"'
   $2 != "provider" && $2 != "floor" && $2 != "alone" && $2 != "framework" { next }
@@ -179,14 +188,15 @@ awk -F'\t' "$median_awk"'
     if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
     secs[$2, key] = secs[$2, key] " " $4
     if ($2 == "provider") rss[key] = rss[key] " " $5
+    cpu[$2, key] = cpu[$2, key] " " $6
   }
   END {
-    printf "| %5s | %-7s | %12s | %9s | %6s | %19s | %19s | %16s |\n", "N", "phase", "provider (s)", "floor (s)", "ratio", "Terraform alone (s)", "framework alone (s)", "provider peak MiB"
-    printf "|------:|---------|-------------:|----------:|-------:|--------------------:|--------------------:|-----------------:|\n"
+    printf "| %5s | %-7s | %12s | %9s | %6s | %19s | %19s | %16s | %17s | %16s |\n", "N", "phase", "provider (s)", "floor (s)", "ratio", "Terraform alone (s)", "framework alone (s)", "provider peak MiB", "provider CPU (s)", "framework CPU (s)"
+    printf "|------:|---------|-------------:|----------:|-------:|--------------------:|--------------------:|-----------------:|------------------:|-----------------:|\n"
     for (i = 1; i <= rows; i++) {
       split(order[i], kp, SUBSEP)
       p = median(secs["provider", order[i]]); f = median(secs["floor", order[i]])
-      printf "| %5s | %-7s | %12.2f | %9.2f | %5.2fx | %19.2f | %19.2f | %16.1f |\n", kp[1], kp[2], p, f, (f > 0 ? p / f : 0), median(secs["alone", order[i]]), median(secs["framework", order[i]]), median(rss[order[i]]) / 1024
+      printf "| %5s | %-7s | %12.2f | %9.2f | %5.2fx | %19.2f | %19.2f | %16.1f | %17.2f | %16.2f |\n", kp[1], kp[2], p, f, (f > 0 ? p / f : 0), median(secs["alone", order[i]]), median(secs["framework", order[i]]), median(rss[order[i]]) / 1024, median(cpu["provider", order[i]]), median(cpu["framework", order[i]])
     }
     if (overhead != "") printf "\nterraform plan of 0 sandboxes (CLI and provider start-up): %.2f s\n", median(overhead)
   }' "$results" | tee "$work/table.md"
@@ -240,13 +250,14 @@ if [ "$files_counts" != 0 ]; then
     }' "$results" | tee "$work/files.md" || files_missed=1
 fi
 
-# Issue 9's targets, at N = 200 only: apply at most 1.12x the floor,
-# destroy at most 1.3x, plan at most 1.2 s, the provider's peak RSS under
-# 64 MiB. Each verdict line also gives what Terraform alone and the
-# framework alone needed: no provider of this schema plans faster than the
-# first, none built on the framework faster than the second. For apply and
-# destroy, which keep both cores busy with the engine's own work, they are
-# added to the floor. Exits 1 when a target is missed.
+# The targets at N = 200 (issue 24) measure what the provider adds to what
+# any provider of this schema on terraform-plugin-framework needs (the
+# framework-alone row, which includes Terraform's own work): plan at most
+# framework alone + 0.3 s; apply at most the floor + framework alone + 1 s;
+# destroy at most the floor + framework alone + 0.5 s (apply and destroy
+# keep both cores busy with the engine's work, so Terraform's and the
+# framework's costs add to the floor's rather than overlap it); the
+# provider's peak RSS under 64 MiB. Exits 1 when a target is missed.
 case " $counts " in *" 200 "*) ;; *) exit "$files_missed" ;; esac
 echo
 awk -F'\t' "$median_awk"'
@@ -256,16 +267,16 @@ awk -F'\t' "$median_awk"'
     if ($2 == "provider" && $5 > rss) rss = $5
   }
   END {
-    print "Targets at N = 200 (issue 9):"
+    print "Targets at N = 200 (issue 24: what the provider adds to the framework alone):"
     split("apply destroy", phases, " ")
-    limit["apply"] = 1.12; limit["destroy"] = 1.3
+    slack["apply"] = 1.0; slack["destroy"] = 0.5
     for (i = 1; i <= 2; i++) {
-      ph = phases[i]; r = median(secs["provider", ph]) / median(secs["floor", ph])
-      printf "  %-7s %5.2fx the floor (target at most %.2fx; floor + Terraform alone %.2fx, floor + framework alone %.2fx): %s\n", ph, r, limit[ph], (median(secs["floor", ph]) + median(secs["alone", ph])) / median(secs["floor", ph]), (median(secs["floor", ph]) + median(secs["framework", ph])) / median(secs["floor", ph]), verdict(r <= limit[ph])
+      ph = phases[i]; p = median(secs["provider", ph]); f = median(secs["floor", ph]); fw = median(secs["framework", ph])
+      printf "  %-7s %6.2f s: floor %.2f s + framework alone %.2f s + %.2f s (target at most + %.1f s; Terraform alone %.2f s): %s\n", ph, p, f, fw, p - f - fw, slack[ph], median(secs["alone", ph]), verdict(p <= f + fw + slack[ph])
     }
-    p = median(secs["provider", "plan"])
-    printf "  %-7s %5.2f s (target at most 1.20 s; Terraform alone %.2f s, framework alone %.2f s): %s\n", "plan", p, median(secs["alone", "plan"]), median(secs["framework", "plan"]), verdict(p <= 1.2)
-    printf "  %-7s %5.1f MiB peak RSS (target under 64 MiB): %s\n", "memory", rss / 1024, verdict(rss < 64 * 1024)
+    p = median(secs["provider", "plan"]); fw = median(secs["framework", "plan"])
+    printf "  %-7s %6.2f s: framework alone %.2f s + %.2f s (target at most + 0.3 s; Terraform alone %.2f s): %s\n", "plan", p, fw, p - fw, median(secs["alone", "plan"]), verdict(p <= fw + 0.3)
+    printf "  %-7s %6.1f MiB peak RSS (target under 64 MiB): %s\n", "memory", rss / 1024, verdict(rss < 64 * 1024)
     exit missed > 0
   }' "$results" | tee "$work/targets.md"
 [ "${PIPESTATUS[0]}" = 0 ] && exit "$files_missed"

@@ -5,7 +5,9 @@
 // compared with in bench/run.sh.
 //
 // It prints one line of tab-separated fields: N, then the seconds spent on
-// each phase (create+start, inspect, remove).
+// each phase (create+start, inspect, remove). With -settle, it runs that
+// command (bench/settle) before each phase, untimed, as bench/run.sh does
+// before each terraform command.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -26,15 +29,23 @@ func main() {
 	parallel := flag.Int("parallel", 10, "requests in flight at once (Terraform's default -parallelism is 10)")
 	image := flag.String("image", "tfsandbox/busybox:latest", "local image the sandboxes run")
 	prefix := flag.String("prefix", "tfbench-floor", "container name prefix")
+	settleCmd := flag.String("settle", "", "command to run, untimed, before each phase (bench/settle)")
 	flag.Parse()
 
-	if err := run(context.Background(), *n, *parallel, *image, *prefix); err != nil {
+	settle := func() {
+		if *settleCmd != "" {
+			cmd := exec.Command(*settleCmd)
+			cmd.Stderr = os.Stderr
+			_ = cmd.Run()
+		}
+	}
+	if err := run(context.Background(), *n, *parallel, *image, *prefix, settle); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, parallel int, image, prefix string) error {
+func run(ctx context.Context, n, parallel int, image, prefix string, settle func()) error {
 	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
 		return err
@@ -44,6 +55,7 @@ func run(ctx context.Context, n, parallel int, image, prefix string) error {
 		return err
 	}
 
+	settle()
 	ids := make([]string, n)
 	// The same container the provider creates for a sandbox with only image
 	// and network_mode = "none" set: keep-alive entrypoint, docker-init.
@@ -71,6 +83,7 @@ func run(ctx context.Context, n, parallel int, image, prefix string) error {
 		return fmt.Errorf("create and start: %w", err)
 	}
 
+	settle()
 	inspect, err := timed(n, parallel, func(i int) error {
 		_, err := api.ContainerInspect(ctx, ids[i])
 		return err
@@ -79,6 +92,7 @@ func run(ctx context.Context, n, parallel int, image, prefix string) error {
 		return fmt.Errorf("inspect: %w", err)
 	}
 
+	settle()
 	remove, err := timed(n, parallel, func(i int) error {
 		if err := api.ContainerRemove(ctx, ids[i], container.RemoveOptions{Force: true}); err != nil {
 			return err

@@ -1,7 +1,8 @@
 // Command peakrss stands in for the provider binary during a benchmark: it
 // runs the real provider (BENCH_PROVIDER_BINARY) with the same arguments,
 // standard streams and environment, and when it exits appends the
-// provider's peak resident set size in KiB to BENCH_RSS_FILE. Terraform
+// provider's peak resident set size in KiB and the CPU seconds it used
+// (user and system) to BENCH_RSS_FILE, one line per process. Terraform
 // starts it through dev_overrides like any provider build.
 package main
 
@@ -37,7 +38,8 @@ func main() {
 	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		// Linux reports ru_maxrss in KiB.
 		if f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			_, _ = fmt.Fprintln(f, usage.Maxrss)
+			cpu := float64(usage.Utime.Nano()+usage.Stime.Nano()) / 1e9
+			_, _ = fmt.Fprintf(f, "%d\t%.3f\n", usage.Maxrss, cpu)
 			_ = f.Close()
 		}
 	}
