@@ -39,13 +39,15 @@ func GetConfig(ctx context.Context, c tfsdk.Config, target any) diag.Diagnostics
 }
 
 // SetState replaces the whole state with model (a model or a pointer to
-// one).
+// one). The value is built with the schema's own object type, so it is
+// assigned as it is: tfsdk.State.Set would build that type again and
+// compare the two.
 func SetState(ctx context.Context, s *tfsdk.State, model any) diag.Diagnostics {
 	raw, diags := toRaw(ctx, s.Schema.Type(), model)
-	if diags.HasError() {
-		return diags
+	if !diags.HasError() {
+		s.Raw = raw
 	}
-	return s.Set(ctx, raw)
+	return diags
 }
 
 // modelField is one attribute of a model: its name and where the field is.
