@@ -5,7 +5,7 @@
 # (tools/cluster), and a kubelet running pods through a containerd of its own
 # (Debian's, never the one the machine's Docker uses) with runc, and with
 # gVisor as the RuntimeClass `gvisor` (runsc with no network stack, through
-# containerd's runc shim; its app containers do not start yet). Pods get
+# containerd's runc shim and scripts/cluster-runsc). Pods get
 # Debian's CNI bridge plugin; those of the RuntimeClass `none` an interface
 # that leads nowhere. Everything
 # listens on loopback, and lives in .build/cluster, /var/lib/tfsandbox-k8s
@@ -169,12 +169,6 @@ pause_and_test_images() {
 
 write_config() {
   mkdir -p "$etc/cni" "$data" "$run"
-  cat >"$etc/runsc-none" <<EOF
-#!/bin/sh
-# gVisor with no network stack: the sandbox has loopback only.
-exec /usr/bin/runsc --network=none "\$@"
-EOF
-  chmod 755 "$etc/runsc-none"
   cat >"$etc/containerd.toml" <<EOF
 version = 2
 root = "$data/containerd"
@@ -208,7 +202,7 @@ state = "$run/containerd"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
-        BinaryName = "$etc/runsc-none"
+        BinaryName = "$repo/scripts/cluster-runsc"
         Root = "$run/runsc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
@@ -398,6 +392,11 @@ stop() {
   done
   for name in kube-scheduler kube-controller-manager kube-apiserver etcd containerd; do stop_pid "$name"; done
   pkill -9 -f "runsc .*--root=$run/runsc" 2>/dev/null || true
+  # The waiters of gVisor app containers (scripts/cluster-runsc).
+  local waiter
+  for waiter in "$run"/runsc-waiters/*; do
+    [ -f "$waiter" ] && kill "$(cat "$waiter")" 2>/dev/null || true
+  done
   # Mounts the kubelet and containerd left: pods' volumes and rootfs.
   grep -E " ($data|$run)/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do
     umount -l "$m" 2>/dev/null || true
