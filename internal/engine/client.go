@@ -85,6 +85,23 @@ func New(cfg Config) (*Client, error) {
 // Endpoint is the address of the engine this client talks to.
 func (c *Client) Endpoint() string { return c.endpoint }
 
+// Where names the engine in messages.
+func (c *Client) Where() string { return "the Docker engine at " + c.endpoint }
+
+// ByHand gives the docker CLI's commands for the engine.
+func (c *Client) ByHand() HandCommands { return dockerCLI(c.endpoint) }
+
+// dockerCLI gives the docker CLI's commands for the engine at an endpoint.
+type dockerCLI string
+
+func (d dockerCLI) Remove(id string) string { return fmt.Sprintf("docker -H %s rm -f %s", d, id) }
+
+func (d dockerCLI) RemoveLabelled(key, value string) string {
+	return fmt.Sprintf("docker -H %s ps -aq --filter label=%s=%s | xargs -r docker -H %s rm -f", d, key, value, d)
+}
+
+func (d dockerCLI) Logs(id string) string { return fmt.Sprintf("docker -H %s logs %s", d, id) }
+
 // LocalSocket is the path of the unix socket the provider reaches the
 // engine through, and whether it does: then the engine runs on this
 // machine, and its host's paths are this machine's.

@@ -27,10 +27,13 @@ type ContainerSpec struct {
 	Entrypoint  []string
 	Command     []string
 	Env         []string
-	Labels      map[string]string
-	WorkingDir  string
-	User        string
-	Init        bool
+	// SecretEnv names the variables of Env whose values are write-only:
+	// a cluster keeps them in a Secret rather than in the pod.
+	SecretEnv  []string
+	Labels     map[string]string
+	WorkingDir string
+	User       string
+	Init       bool
 
 	CapAdd      []string
 	CapDrop     []string

@@ -30,6 +30,17 @@ var inFlight, held atomic.Int64
 // this process, for example the removal of what a cancelled create left.
 func Busy() bool { return inFlight.Load() > 0 || held.Load() > 0 }
 
+// InFlight counts a call of another backend (package kube) as under way,
+// for Busy; it returns the function that ends it.
+func InFlight() (done func()) {
+	inFlight.Add(1)
+	return func() { inFlight.Add(-1) }
+}
+
+// Uncancelled is ctx without its cancellation but with its deadline, for a
+// call of another backend that makes something (see uncancelled).
+func Uncancelled(ctx context.Context) (context.Context, context.CancelFunc) { return uncancelled(ctx) }
+
 // Hold marks an operation that must run to its end before the provider
 // exits, even when terraform is gone (a create, whose undo removes what it
 // made); it returns the function that ends the hold.
@@ -62,16 +73,23 @@ type UnansweredError struct {
 	// Earlier is set when this call was not sent because an earlier one
 	// went unanswered moments ago.
 	Earlier bool
+	// Where and Check name another backend and the command that checks
+	// it; empty for the Docker engine at Endpoint.
+	Where, Check string
 }
 
 func (e *UnansweredError) Error() string {
-	what := fmt.Sprintf("the Docker engine at %s did not answer %s within %s", e.Endpoint, e.Call, e.After)
-	if e.Earlier {
-		what = fmt.Sprintf("the Docker engine at %s did not answer an earlier call (%s) within %s, so this one "+
-			"was not sent", e.Endpoint, e.Call, e.After)
+	where, check := "the Docker engine at "+e.Endpoint, "docker -H "+e.Endpoint+" info"
+	if e.Where != "" {
+		where, check = e.Where, e.Check
 	}
-	return what + ": it is frozen, overloaded or out of reach. Check it with `docker -H " + e.Endpoint +
-		" info`, restart it if it hangs, then run Terraform again"
+	what := fmt.Sprintf("%s did not answer %s within %s", where, e.Call, e.After)
+	if e.Earlier {
+		what = fmt.Sprintf("%s did not answer an earlier call (%s) within %s, so this one "+
+			"was not sent", where, e.Call, e.After)
+	}
+	return what + ": it is frozen, overloaded or out of reach. Check it with `" + check +
+		"`, restart it if it hangs, then run Terraform again"
 }
 
 // IsUnanswered reports whether err says the engine did not answer in time.

@@ -65,11 +65,18 @@ type ExecStop struct {
 	// known) may still run.
 	Err      error
 	LeftPIDs []int
+	// Note, from a backend that cannot list a sandbox's processes (a
+	// cluster), says what was done and what may still run, in place of
+	// the above.
+	Note string
 }
 
 func (e *ExecInterruptedError) Error() string {
 	what := fmt.Sprintf("the command in container %s did not finish (%v)", ShortID(e.Container), e.Cause)
 	s := e.Stop
+	if s.Note != "" {
+		return what + "; " + s.Note
+	}
 	survived := fmt.Sprintf("%d of its processes outlived a kill inside the sandbox", s.Survivors)
 	if s.Unchecked != "" {
 		survived = s.Unchecked + " to check that a kill inside it worked"
@@ -396,3 +403,30 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 func (b *boundedBuffer) String() string     { return string(b.head) }
 func (b *boundedBuffer) cut() bool          { return b.total > len(b.head) }
 func (b *boundedBuffer) tailString() string { return string(b.tail) }
+
+// Output collects a command's two streams as RunExec keeps them, for
+// another backend (package kube).
+type Output struct{ stdout, stderr boundedBuffer }
+
+// NewOutput keeps the first maxBytes of each stream (all when zero) and
+// the last lines of each.
+func NewOutput(maxBytes int) *Output {
+	return &Output{stdout: boundedBuffer{max: maxBytes}, stderr: boundedBuffer{max: maxBytes}}
+}
+
+// Stdout and Stderr are the writers of the two streams.
+func (o *Output) Stdout() io.Writer { return &o.stdout }
+func (o *Output) Stderr() io.Writer { return &o.stderr }
+
+// Result is what was collected, with the command's exit code.
+func (o *Output) Result(id string, exitCode int) ExecResult {
+	return ExecResult{
+		ID: id, ExitCode: exitCode,
+		Stdout: o.stdout.String(), StdoutCut: o.stdout.cut(), StdoutTail: o.stdout.tailString(),
+		Stderr: o.stderr.String(), StderrCut: o.stderr.cut(), StderrTail: o.stderr.tailString(),
+	}
+}
+
+// Tail is the last of both streams, interleaved as written, when both
+// were given the same writer: see LastLogLines.
+func (o *Output) Tail() string { return o.stdout.tailString() }

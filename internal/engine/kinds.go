@@ -9,7 +9,8 @@ import (
 	"github.com/docker/docker/api/types/network"
 )
 
-// Kind is which engine serves the Docker API at an endpoint.
+// Kind is which engine runs the sandboxes: which serves the Docker API at
+// an endpoint, or a Kubernetes cluster.
 type Kind int
 
 const (
@@ -17,11 +18,16 @@ const (
 	Docker Kind = iota
 	// Podman is Podman's Docker-compatible API service.
 	Podman
+	// Kubernetes is a Kubernetes cluster (package kube).
+	Kubernetes
 )
 
 func (k Kind) String() string {
-	if k == Podman {
+	switch k {
+	case Podman:
 		return "Podman"
+	case Kubernetes:
+		return "Kubernetes"
 	}
 	return "Docker"
 }

@@ -46,8 +46,14 @@ func ManagedBy(labels map[string]string) bool {
 }
 
 // ShortID is a container or image ID as the docker CLI prints it: twelve
-// hex digits, without "sha256:".
+// hex digits, without "sha256:"; a pod's, its namespace and name.
 func ShortID(id string) string {
+	// A sandbox on a cluster is namespace/name/UID (package kube): the
+	// pod's name says which.
+	if namespace, rest, ok := strings.Cut(id, "/"); ok {
+		name, _, _ := strings.Cut(rest, "/")
+		return namespace + "/" + name
+	}
 	id = strings.TrimPrefix(id, "sha256:")
 	if len(id) > 12 {
 		return id[:12]

@@ -19,7 +19,7 @@ import (
 
 // Resource is embedded by every managed resource.
 type Resource struct {
-	Client *engine.Client
+	Client engine.Engine
 }
 
 // Configure takes the provider's engine client.
@@ -29,7 +29,7 @@ func (b *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 
 // DataSource is embedded by every data source.
 type DataSource struct {
-	Client *engine.Client
+	Client engine.Engine
 }
 
 // Configure takes the provider's engine client.
@@ -39,7 +39,7 @@ func (b *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 
 // EphemeralResource is embedded by every ephemeral resource.
 type EphemeralResource struct {
-	Client *engine.Client
+	Client engine.Engine
 }
 
 // Configure takes the provider's engine client.
@@ -49,15 +49,28 @@ func (b *EphemeralResource) Configure(_ context.Context, req ephemeral.Configure
 
 // fromProviderData is the client the provider hands over: nil before the
 // provider is configured.
-func fromProviderData(data any, diags *diag.Diagnostics) *engine.Client {
+func fromProviderData(data any, diags *diag.Diagnostics) engine.Engine {
 	if data == nil {
 		return nil
 	}
-	client, ok := data.(*engine.Client)
+	client, ok := data.(engine.Engine)
 	if !ok {
 		diags.AddError("Unexpected provider data", fmt.Sprintf(
-			"Expected *engine.Client, got %T. This is a bug in the provider: please report it.", data))
+			"Expected engine.Engine, got %T. This is a bug in the provider: please report it.", data))
 		return nil
 	}
 	return client
+}
+
+// DockerOnly refuses, on a Kubernetes cluster, a resource or data source
+// that needs a Docker engine: what the provider is configured for says
+// where it would go, and fix what to do instead. Nil client (validation
+// before the provider is configured) passes.
+func DockerOnly(ctx context.Context, client engine.Engine, typeName, fix string) diag.Diagnostics {
+	if client == nil || client.Kind(ctx) != engine.Kubernetes {
+		return nil
+	}
+	return diag.Diagnostics{diag.NewErrorDiagnostic("Needs a Docker engine", fmt.Sprintf(
+		"%s works on a Docker engine (or Podman), and the provider is configured for %s. %s",
+		typeName, client.Where(), fix))}
 }

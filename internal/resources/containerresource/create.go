@@ -77,9 +77,9 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		// a terraform that was killed can no longer record the sandbox,
 		// so it is removed rather than left outside every state.
 		diags.AddError("Sandbox creation interrupted", fmt.Sprintf(
-			"Terraform was interrupted while container %s was being created on the Docker engine at %s, so "+
+			"Terraform was interrupted while container %s was being created on %s, so "+
 				"the container was removed rather than left unrecorded. The next apply creates the sandbox again.",
-			engine.ShortID(id), r.Client.Endpoint()))
+			engine.ShortID(id), r.Client.Where()))
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	if c.ContainerJSONBase != nil && c.HostConfig != nil {
@@ -106,7 +106,7 @@ func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerS
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"),
 			"Cannot build the files into the sandbox's image", fmt.Sprintf(
 				"The sandbox's root filesystem is read-only, so its files are built into an image derived "+
-					"from %s, and building it on the Docker engine at %s failed: %v", spec.Image, r.Client.Endpoint(), err))}
+					"from %s, and building it on %s failed: %v", spec.Image, r.Client.Where(), err))}
 	}
 	spec.Image = derived
 	return nil
@@ -134,7 +134,7 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 		return "", false, diag.Diagnostics{r.nameConflictDiagnostic(r.nameHolder(ctx, spec.Name), spec.Name, err)}
 	}
 	return "", true, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot create sandbox", fmt.Sprintf(
-		"The Docker engine at %s refused to create the container: %s", r.Client.Endpoint(), engine.Brief(err)))}
+		"Creating the container on %s failed: %s", r.Client.Where(), engine.Brief(err)))}
 }
 
 // writeAndStart writes the files into the created container and starts it
@@ -143,8 +143,8 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 	if len(files) > 0 {
 		if err := r.Client.CopyFiles(ctx, id, files); err != nil {
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot write files into sandbox",
-				fmt.Sprintf("The Docker engine at %s created container %s but refused its files: %v",
-					r.Client.Endpoint(), engine.ShortID(id), err))}
+				fmt.Sprintf("Container %s was created on %s, but writing its files failed: %v",
+					engine.ShortID(id), r.Client.Where(), err))}
 		}
 	}
 	if !running {
@@ -152,8 +152,8 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 	}
 	if err := r.Client.StartContainer(ctx, id); err != nil {
 		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", fmt.Sprintf(
-			"The Docker engine at %s created container %s but could not start it: %s",
-			r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))}
+			"Container %s was created on %s, but the engine could not start it: %s",
+			engine.ShortID(id), r.Client.Where(), engine.Brief(err)))}
 	}
 	return nil
 }
@@ -169,8 +169,8 @@ func (r *Resource) checkFilesSeen(ctx context.Context, id string, m *resourceMod
 	where, err := r.Client.WhereFilesGo(ctx, id, paths)
 	if err != nil {
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot check files",
-			fmt.Sprintf("Asking the Docker engine at %s where the files land in container %s failed: %s",
-				r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))}
+			fmt.Sprintf("Asking %s where the files land in container %s failed: %s",
+				r.Client.Where(), engine.ShortID(id), engine.Brief(err)))}
 	}
 	return m.hiddenThroughSymlinks(ctx, m.filesystemModel, where)
 }
@@ -206,7 +206,7 @@ func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token strin
 		return nil
 	}
 	m.ID = types.StringValue(pendingPrefix + token)
-	return diag.Diagnostics{undoFailedDiagnostic(r.Client.Endpoint(), token, err)}
+	return diag.Diagnostics{undoFailedDiagnostic(r.Client, token, err)}
 }
 
 // nameHolder inspects the container that holds a name, to say whose it is.

@@ -28,8 +28,8 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	// down gracefully.
 	if !m.runsKeepAlive() {
 		if err := r.Client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
-			diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on the Docker engine at %s "+
-				"failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
+			diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on %s "+
+				"failed: %v", engine.ShortID(id), r.Client.Where(), err))
 			return diags
 		}
 	}
@@ -76,6 +76,9 @@ func (r *Resource) removeByToken(ctx context.Context, token string) error {
 	}
 	// An image derived for the files of a read-only sandbox (files.go).
 	images, err := r.Client.ImagesLabelled(ctx, labelDerivedToken, token)
+	if engine.IsUnsupported(err) {
+		return nil // a cluster: no image is derived there
+	}
 	if err != nil {
 		return err
 	}

@@ -16,16 +16,16 @@ import (
 // readFailed says that inspecting a container failed.
 func (r *Resource) readFailed(id string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot read sandbox", fmt.Sprintf(
-		"Inspecting container %s on the Docker engine at %s failed: %v\n\n"+
-			"Check that the engine is running and reachable, then plan again.", engine.ShortID(id), r.Client.Endpoint(), err))
+		"Inspecting container %s on %s failed: %v\n\n"+
+			"Check that the engine is running and reachable, then plan again.", engine.ShortID(id), r.Client.Where(), err))
 }
 
 // removeFailed says that removing a container failed, and how to remove it
 // by hand.
 func (r *Resource) removeFailed(summary, id string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic(summary, fmt.Sprintf(
-		"Removing container %s from the Docker engine at %s failed: %v\n\n"+
-			"Remove it by hand: docker -H %s rm -f %s", engine.ShortID(id), r.Client.Endpoint(), err, r.Client.Endpoint(), id))
+		"Removing container %s from %s failed: %v\n\n"+
+			"Remove it by hand: %s", engine.ShortID(id), r.Client.Where(), err, r.Client.ByHand().Remove(id)))
 }
 
 // imageDiagnostic explains an image that cannot be used.
@@ -33,16 +33,16 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 	var missing *engine.ImageMissingError
 	if !errors.As(err, &missing) {
 		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Cannot check image", fmt.Sprintf(
-			"Looking up the image %q on the Docker engine at %s failed: %v", ref, r.Client.Endpoint(), err))
+			"Looking up the image %q on %s failed: %v", ref, r.Client.Where(), err))
 	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Image not available", fmt.Sprintf(
-		"The image %q is not present on the Docker engine at %s, and pulling it failed:\n\n%v\n\n"+
+		"The image %q is not present on %s, and pulling it failed:\n\n%v\n\n"+
 			"Sandboxes start only from images the engine already has or can pull. Build or load the image "+
 			"on that engine, then apply again, for example:\n\n"+
 			"  docker build -t %s <build-context>\n"+
 			"  docker load --input <image.tar>\n"+
 			"  docker pull %s    (where a registry is reachable)",
-		ref, r.Client.Endpoint(), missing.PullErr, ref, ref))
+		ref, r.Client.Where(), missing.PullErr, ref, ref))
 }
 
 // nameConflictDiagnostic explains that a name is taken, by holder when it
@@ -57,28 +57,27 @@ func (r *Resource) nameConflictDiagnostic(holder *engine.Container, name string,
 		}
 	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("name"), "Sandbox name already in use", fmt.Sprintf(
-		"The name %q is already used by %s on the Docker engine at %s.\n\n"+
+		"The name %q is already used by %s on %s.\n\n"+
 			"The provider never adopts, stops or removes a container it did not create for this resource. "+
-			"Choose another name, or remove that container:\n\n  docker -H %s rm -f %s\n\n"+
+			"Choose another name, or remove that container:\n\n  %s\n\n"+
 			"or bring it under Terraform:\n\n  terraform import <address of this sandbox> %s",
-		name, who, r.Client.Endpoint(), r.Client.Endpoint(), id, id))
+		name, who, r.Client.Where(), r.Client.ByHand().Remove(id), id))
 }
 
 // undoFailedDiagnostic says that what a failed create left could not be
 // removed, that the next apply will, and how to remove it by hand.
-func undoFailedDiagnostic(endpoint, token string, err error) diag.Diagnostic {
+func undoFailedDiagnostic(client engine.Sandboxes, token string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot remove what the failed create left", fmt.Sprintf(
-		"The create did not finish, and the container the Docker engine at %s may have made for it could not "+
+		"The create did not finish, and the container %s may have made for it could not "+
 			"be looked up or removed: %v\n\n"+
 			"The sandbox is recorded in the state as tainted, so the next apply removes that container, found by "+
-			"its label %s=%s, and creates the sandbox again. To remove it by hand instead:\n\n"+
-			"  docker -H %s ps -aq --filter label=%s=%s | xargs -r docker -H %s rm -f",
-		endpoint, err, engine.LabelCreateToken, token, endpoint, engine.LabelCreateToken, token, endpoint))
+			"its label %s=%s, and creates the sandbox again. To remove it by hand instead:\n\n  %s",
+		client.Where(), err, engine.LabelCreateToken, token, client.ByHand().RemoveLabelled(engine.LabelCreateToken, token)))
 }
 
 // notRunningDiagnostic explains a sandbox that exited right after it was
 // started.
-func notRunningDiagnostic(c engine.Container) diag.Diagnostic {
+func notRunningDiagnostic(client engine.Sandboxes, c engine.Container) diag.Diagnostic {
 	status, code := "unknown", 0
 	if c.ContainerJSONBase != nil && c.State != nil {
 		status, code = c.State.Status, c.State.ExitCode
@@ -86,5 +85,5 @@ func notRunningDiagnostic(c engine.Container) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Sandbox is not running", fmt.Sprintf(
 		"Container %s is %q (exit code %d) right after it was started. A sandbox must keep running: leave "+
 			"entrypoint and command unset for the keep-alive, or give a command that does not exit. See its "+
-			"output with: docker logs %s", engine.ShortID(c.ID), status, code, c.ID))
+			"output with: %s", engine.ShortID(c.ID), status, code, client.ByHand().Logs(c.ID)))
 }

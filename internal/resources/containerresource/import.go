@@ -23,18 +23,20 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 	var m resourceModel
 	c, err := r.Client.InspectContainer(ctx, idOrName)
 	if err != nil {
-		detail := fmt.Sprintf("Inspecting %q on the Docker engine at %s failed: %v", idOrName, r.Client.Endpoint(), err)
+		detail := fmt.Sprintf("Inspecting %q on %s failed: %v", idOrName, r.Client.Where(), err)
 		if engine.IsNotFound(err) {
-			detail = fmt.Sprintf("No container with ID or name %q exists on the Docker engine at %s.",
-				idOrName, r.Client.Endpoint())
+			detail = fmt.Sprintf("No container with ID or name %q exists on %s.",
+				idOrName, r.Client.Where())
 		}
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", detail)}
 	}
+	// A cluster's images are the nodes' (engine.UnsupportedError): what the
+	// image sets, the sandbox's configuration record says.
 	img, err := r.Client.InspectImage(ctx, c.Image)
-	if err != nil && !engine.IsNotFound(err) {
+	if err != nil && !engine.IsNotFound(err) && !engine.IsUnsupported(err) {
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", fmt.Sprintf(
-			"Inspecting the image of container %s on the Docker engine at %s failed: %v",
-			engine.ShortID(c.ID), r.Client.Endpoint(), err))}
+			"Inspecting the image of container %s on %s failed: %v",
+			engine.ShortID(c.ID), r.Client.Where(), err))}
 	}
 	defaults := m.setFromEngine(ctx, c, img)
 	return m, defaults, nil

@@ -80,7 +80,7 @@ func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (
 		return c, diags
 	}
 	if want.Running.ValueBool() && !engine.IsRunning(c) {
-		diags.Append(notRunningDiagnostic(c))
+		diags.Append(notRunningDiagnostic(r.Client, c))
 	}
 	return c, diags
 }

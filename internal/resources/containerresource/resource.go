@@ -78,9 +78,9 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 			undone = "What it half-created could not be removed yet (see the other error)."
 		}
 		resp.Diagnostics.AddError("Sandbox creation timed out", fmt.Sprintf(
-			"Creating the sandbox on the Docker engine at %s took longer than its create timeout (%s), pulling "+
+			"Creating the sandbox on %s took longer than its create timeout (%s), pulling "+
 				"the image included. %s Raise timeouts.create, or make the image available on the engine "+
-				"beforehand.", r.Client.Endpoint(), timeout, undone))
+				"beforehand.", r.Client.Where(), timeout, undone))
 	}
 	if resp.Diagnostics.HasError() && !pending {
 		return
@@ -159,14 +159,13 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		resp.Diagnostics.Append(diags...)
 	} else {
-		target := state.ID.ValueString()
+		byHand := r.Client.ByHand().Remove(state.ID.ValueString())
 		if token, pending := pendingToken(state.ID); pending {
-			target = fmt.Sprintf("$(docker -H %s ps -aq --filter label=%s=%s)",
-				r.Client.Endpoint(), engine.LabelCreateToken, token)
+			byHand = r.Client.ByHand().RemoveLabelled(engine.LabelCreateToken, token)
 		}
 		resp.Diagnostics.AddError("Sandbox deletion timed out", fmt.Sprintf(
 			"Destroying the sandbox took longer than its delete timeout (%s). Raise timeouts.delete, "+
-				"or remove the container by hand: docker -H %s rm -f %s", timeout, r.Client.Endpoint(), target))
+				"or remove the container by hand: %s", timeout, byHand))
 	}
 }
 

@@ -41,7 +41,8 @@ func applySecrets(secretEnv map[string]string, spec *engine.ContainerSpec) {
 		return
 	}
 	spec.Env = append(spec.Env, values.EnvList(secretEnv)...)
-	spec.Labels[labelSecretEnv] = strings.Join(slices.Sorted(maps.Keys(secretEnv)), ",")
+	spec.SecretEnv = slices.Sorted(maps.Keys(secretEnv))
+	spec.Labels[labelSecretEnv] = strings.Join(spec.SecretEnv, ",")
 }
 
 // withoutSecrets removes from env the variables the container's labels

@@ -48,8 +48,8 @@ func (r *Resource) rename(ctx context.Context, id, name string) diag.Diagnostics
 		return diag.Diagnostics{r.nameConflictDiagnostic(r.nameHolder(ctx, name), name, err)}
 	}
 	return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("name"), "Cannot rename sandbox",
-		fmt.Sprintf("Renaming container %s to %q on the Docker engine at %s failed: %v",
-			engine.ShortID(id), name, r.Client.Endpoint(), err))}
+		fmt.Sprintf("Renaming container %s to %q on %s failed: %v",
+			engine.ShortID(id), name, r.Client.Where(), err))}
 }
 
 // applyLimits changes the container's limits when the plan's differ from
@@ -62,7 +62,7 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	}
 	if err := r.Client.UpdateLimits(ctx, id, want); err != nil {
 		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
-			"The Docker engine at %s refused the new limits for container %s: %s", r.Client.Endpoint(), engine.ShortID(id), engine.Brief(err)))
+			"Changing the limits of container %s on %s failed: %s", engine.ShortID(id), r.Client.Where(), engine.Brief(err)))
 		return diags
 	}
 	c, err := r.Client.InspectContainer(ctx, id)
@@ -71,8 +71,8 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	}
 	if got := engine.ObservedLimits(c.HostConfig); got != want {
 		diags.AddError("Sandbox limits not applied", fmt.Sprintf(
-			"The Docker engine at %s accepted new limits for container %s but shows %+v instead of %+v.",
-			r.Client.Endpoint(), engine.ShortID(id), got, want))
+			"Container %s on %s accepted new limits but shows %+v instead of %+v.",
+			engine.ShortID(id), r.Client.Where(), got, want))
 	}
 	return diags
 }
@@ -102,8 +102,7 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	if c.State.Paused {
 		// The engine neither starts nor stops a paused container.
 		if err := r.Client.UnpauseContainer(ctx, id); err != nil {
-			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on the Docker engine "+
-				"at %s failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
+			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on %s failed: %v", engine.ShortID(id), r.Client.Where(), err))
 			return diags
 		}
 	}
@@ -115,7 +114,7 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	}
 	if err != nil {
 		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
-			"Starting or stopping container %s on the Docker engine at %s failed: %v", engine.ShortID(id), r.Client.Endpoint(), err))
+			"Starting or stopping container %s on %s failed: %v", engine.ShortID(id), r.Client.Where(), err))
 	}
 	return diags
 }

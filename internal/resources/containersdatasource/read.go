@@ -21,12 +21,12 @@ func (d *DataSource) list(ctx context.Context, labels map[string]string, namePre
 	ids, err := d.Client.ManagedContainers(ctx, labels, namePrefix)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
-			"Listing the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))}
+			"Listing the containers on %s failed: %s", d.Client.Where(), engine.Brief(err)))}
 	}
 	found, err := d.inspect(ctx, ids)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes", fmt.Sprintf(
-			"Inspecting the containers on the Docker engine at %s failed: %s", d.Client.Endpoint(), engine.Brief(err)))}
+			"Inspecting the containers on %s failed: %s", d.Client.Where(), engine.Brief(err)))}
 	}
 	return found, nil
 }

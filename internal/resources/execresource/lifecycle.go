@@ -27,8 +27,8 @@ func (r *Resource) sandboxExists(ctx context.Context, id string) (bool, diag.Dia
 		return false, nil
 	case err != nil:
 		return false, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandbox", fmt.Sprintf(
-			"Inspecting container %s on the Docker engine at %s failed: %s", engine.ShortID(id),
-			r.Client.Endpoint(), engine.Brief(err)))}
+			"Inspecting container %s on %s failed: %s", engine.ShortID(id),
+			r.Client.Where(), engine.Brief(err)))}
 	}
 	return true, nil
 }
@@ -72,24 +72,24 @@ type run struct {
 // runIn runs the command in its sandbox, which must be running, within its
 // timeout; an exit code outside its codes, or a timeout, is an error that
 // quotes the end of the output unless it is hidden.
-func runIn(ctx context.Context, client *engine.Client, c run) (engine.ExecResult, diag.Diagnostics) {
+func runIn(ctx context.Context, client engine.Engine, c run) (engine.ExecResult, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	id := c.sandbox
 	sandbox, err := client.InspectContainer(ctx, id)
 	switch {
 	case engine.IsNotFound(err):
 		diags.AddAttributeError(path.Root("container_id"), "No such sandbox", fmt.Sprintf(
-			"No container %s exists on the Docker engine at %s to run the command in. Give the ID of a "+
-				"sandbox_container, such as sandbox_container.agent.id.", engine.ShortID(id), client.Endpoint()))
+			"No container %s exists on %s to run the command in. Give the ID of a "+
+				"sandbox_container, such as sandbox_container.agent.id.", engine.ShortID(id), client.Where()))
 		return engine.ExecResult{}, diags
 	case err != nil:
-		diags.AddError("Cannot read sandbox", fmt.Sprintf("Inspecting container %s on the Docker engine at %s "+
-			"failed: %s", engine.ShortID(id), client.Endpoint(), engine.Brief(err)))
+		diags.AddError("Cannot read sandbox", fmt.Sprintf("Inspecting container %s on %s "+
+			"failed: %s", engine.ShortID(id), client.Where(), engine.Brief(err)))
 		return engine.ExecResult{}, diags
 	case !engine.IsRunning(sandbox):
 		diags.AddAttributeError(path.Root("container_id"), "Sandbox is not running", fmt.Sprintf(
-			"Container %s on the Docker engine at %s is not running, so the command cannot run in it. Set "+
-				"running = true on its sandbox_container.", engine.ShortID(id), client.Endpoint()))
+			"Container %s on %s is not running, so the command cannot run in it. Set "+
+				"running = true on its sandbox_container.", engine.ShortID(id), client.Where()))
 		return engine.ExecResult{}, diags
 	}
 
@@ -105,7 +105,7 @@ func runIn(ctx context.Context, client *engine.Client, c run) (engine.ExecResult
 		return res, diags
 	case err != nil:
 		diags.AddError("Cannot run command", c.secrets.Redact(fmt.Sprintf("Running %s in sandbox %s on the "+
-			"Docker engine at %s failed: %v", program(c.spec.Command), engine.ShortID(id), client.Endpoint(), err)))
+			"%s failed: %v", program(c.spec.Command), engine.ShortID(id), client.Where(), err)))
 		return res, diags
 	}
 	if !slices.Contains(c.codes, int64(res.ExitCode)) {
