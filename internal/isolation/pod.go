@@ -1,0 +1,101 @@
+package isolation
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Pod is what a Kubernetes cluster shows about a sandbox's pod that bears
+// on its network, gathered by the cluster backend (package kube) from the
+// pod, its RuntimeClass and the NetworkPolicies that select it.
+type Pod struct {
+	// HostNetwork is the pod's spec.hostNetwork: it shares the node's
+	// network namespace.
+	HostNetwork bool
+	// RuntimeClass is the pod's spec.runtimeClassName, "" for none.
+	RuntimeClass string
+	// IsolatedClass is the RuntimeClass whose pods have no network, as the
+	// provider is configured: its handler gives a pod no network stack
+	// (gVisor with --network=none) or an interface that leads nowhere.
+	IsolatedClass string
+	// ExtraNetworks are networks the pod asks to be attached to beside its
+	// own (the k8s.v1.cni.cncf.io/networks annotation of Multus).
+	ExtraNetworks []string
+	// Policy is what the provider's deny-all NetworkPolicy for the pod
+	// shows, the second layer of its isolation.
+	Policy PolicyState
+}
+
+// PolicyState is what became of the deny-all NetworkPolicy the provider
+// made beside a sandbox's pod.
+type PolicyState int
+
+const (
+	// PolicyDeniesAll: it exists, selects the pod, and allows nothing in
+	// and nothing out.
+	PolicyDeniesAll PolicyState = iota
+	// PolicyMissing: it is gone.
+	PolicyMissing
+	// PolicyLoosened: it exists but allows some traffic, or no longer
+	// selects the pod, or no longer covers both directions.
+	PolicyLoosened
+)
+
+// The network modes the verdict gives a pod that is not isolated; the
+// state records them in network_mode, so a plan shows what was found. A
+// pod in another RuntimeClass reads as PodModeNetwork followed by the
+// class, for example `pod network (RuntimeClass "runc")`.
+const (
+	PodModeHost        = "host"
+	PodModeNetwork     = "pod network"
+	PodModeNoPolicy    = "none without its deny-all NetworkPolicy"
+	PodModeLoosePolicy = "none with a loosened NetworkPolicy"
+)
+
+// AssessPod returns the isolation verdict for a sandbox's pod: isolated
+// only when it does not share the node's network, runs in the isolated
+// RuntimeClass, is attached to no other network, and its deny-all policy
+// is intact. Missing data is never isolated.
+func AssessPod(p Pod) Verdict {
+	extra := append([]string(nil), p.ExtraNetworks...)
+	sort.Strings(extra)
+	switch {
+	case p.HostNetwork:
+		return Verdict{Mode: PodModeHost, Networks: append([]string{PodModeHost}, extra...),
+			Reason: "the pod shares its node's network (hostNetwork: true)"}
+	case p.IsolatedClass == "":
+		return Verdict{Mode: PodModeNetwork, Networks: append([]string{PodModeNetwork}, extra...),
+			Reason: "the provider knows no RuntimeClass whose pods have no network"}
+	case p.RuntimeClass != p.IsolatedClass:
+		mode := fmt.Sprintf("%s (%s)", PodModeNetwork, runtimeClassBrief(p.RuntimeClass))
+		return Verdict{Mode: mode, Networks: append([]string{PodModeNetwork}, extra...),
+			Reason: fmt.Sprintf("the pod runs in %s, not in RuntimeClass %q, whose pods have no network",
+				runtimeClass(p.RuntimeClass), p.IsolatedClass)}
+	case len(extra) > 0:
+		return Verdict{Mode: PodModeNetwork, Networks: append([]string{NoneMode}, extra...),
+			Reason: fmt.Sprintf("the pod asks to be attached to %s (annotation k8s.v1.cni.cncf.io/networks)",
+				describeNetworks(extra))}
+	case p.Policy == PolicyMissing:
+		return Verdict{Mode: PodModeNoPolicy, Networks: []string{NoneMode},
+			Reason: "the deny-all NetworkPolicy the provider made for the pod is gone"}
+	case p.Policy != PolicyDeniesAll:
+		return Verdict{Mode: PodModeLoosePolicy, Networks: []string{NoneMode},
+			Reason: "the deny-all NetworkPolicy the provider made for the pod was changed: it no longer selects " +
+				"the pod, or allows some traffic, or no longer covers both directions"}
+	}
+	return Verdict{Isolated: true, Mode: NoneMode, Networks: []string{NoneMode}}
+}
+
+func runtimeClassBrief(name string) string {
+	if name == "" {
+		return "no RuntimeClass"
+	}
+	return fmt.Sprintf("RuntimeClass %q", name)
+}
+
+func runtimeClass(name string) string {
+	if name == "" {
+		return "no RuntimeClass (the node's default runtime and network)"
+	}
+	return fmt.Sprintf("RuntimeClass %q", name)
+}

@@ -1,0 +1,54 @@
+package isolation
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestAssessPod(t *testing.T) {
+	isolated := Pod{RuntimeClass: "gvisor", IsolatedClass: "gvisor"}
+	for _, c := range []struct {
+		name     string
+		pod      func(Pod) Pod
+		isolated bool
+		mode     string
+		networks []string
+		reason   string
+	}{
+		{"isolated", func(p Pod) Pod { return p }, true, NoneMode, []string{NoneMode}, ""},
+		{"host network", func(p Pod) Pod { p.HostNetwork = true; return p }, false, PodModeHost,
+			[]string{PodModeHost}, "hostNetwork: true"},
+		{"host network wins over the class", func(p Pod) Pod { p.HostNetwork, p.ExtraNetworks = true, []string{"b"}; return p },
+			false, PodModeHost, []string{PodModeHost, "b"}, "node's network"},
+		{"another class", func(p Pod) Pod { p.RuntimeClass = "runc"; return p }, false,
+			`pod network (RuntimeClass "runc")`, []string{PodModeNetwork}, `RuntimeClass "runc", not in RuntimeClass "gvisor"`},
+		{"no class", func(p Pod) Pod { p.RuntimeClass = ""; return p }, false, "pod network (no RuntimeClass)",
+			[]string{PodModeNetwork}, "node's default runtime"},
+		{"no isolated class known", func(p Pod) Pod { p.IsolatedClass = ""; return p }, false, PodModeNetwork,
+			[]string{PodModeNetwork}, "no RuntimeClass whose pods have no network"},
+		{"no class and none known is not isolated", func(p Pod) Pod { p.IsolatedClass, p.RuntimeClass = "", ""; return p },
+			false, PodModeNetwork, []string{PodModeNetwork}, "knows no RuntimeClass"},
+		{"multus networks", func(p Pod) Pod { p.ExtraNetworks = []string{"z", "a"}; return p }, false, PodModeNetwork,
+			[]string{NoneMode, "a", "z"}, `attached to networks "a", "z"`},
+		{"policy gone", func(p Pod) Pod { p.Policy = PolicyMissing; return p }, false, PodModeNoPolicy,
+			[]string{NoneMode}, "is gone"},
+		{"policy loosened", func(p Pod) Pod { p.Policy = PolicyLoosened; return p }, false, PodModeLoosePolicy,
+			[]string{NoneMode}, "was changed"},
+		{"class before policy", func(p Pod) Pod { p.RuntimeClass, p.Policy = "runc", PolicyMissing; return p }, false,
+			`pod network (RuntimeClass "runc")`, []string{PodModeNetwork}, "runc"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := AssessPod(c.pod(isolated))
+			if v.Isolated != c.isolated || v.Mode != c.mode || !slices.Equal(v.Networks, c.networks) {
+				t.Errorf("AssessPod = %+v, want isolated %v, mode %q, networks %v", v, c.isolated, c.mode, c.networks)
+			}
+			if c.isolated != (v.Reason == "") || !strings.Contains(v.Reason, c.reason) {
+				t.Errorf("reason %q, want one containing %q", v.Reason, c.reason)
+			}
+			if !c.isolated && v.Mode == NoneMode {
+				t.Errorf("a pod that is not isolated reads as %q", NoneMode)
+			}
+		})
+	}
+}
