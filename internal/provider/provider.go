@@ -60,6 +60,8 @@ type providerModel struct {
 	KeyPEM   types.String `tfsdk:"key_pem"`
 	SSHOpts  types.List   `tfsdk:"ssh_opts"`
 	Context  types.String `tfsdk:"context"`
+	// Kubernetes puts the sandboxes on a cluster instead (cluster.go).
+	Kubernetes types.Object `tfsdk:"kubernetes"`
 }
 
 // Metadata names the provider.
@@ -71,8 +73,9 @@ func (p *sandboxProvider) Metadata(_ context.Context, _ provider.MetadataRequest
 // Schema describes the provider block.
 func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) { //nolint:funlen // a schema literal
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Creates isolated code-execution sandboxes as Docker containers and " +
-			"keeps their isolation through drift. See the `sandbox_container` resource.",
+		MarkdownDescription: "Creates isolated code-execution sandboxes as Docker containers, or as pods on a " +
+			"Kubernetes cluster (`kubernetes`), and keeps their isolation through drift. See the " +
+			"`sandbox_container` resource.",
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
 				MarkdownDescription: "Address of the engine (Docker, or Podman's Docker-compatible API): " +
@@ -148,6 +151,7 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:    true,
 				Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 			},
+			"kubernetes": clusterAttribute(),
 		},
 	}
 }
@@ -169,6 +173,10 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 	}
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !cfg.Kubernetes.IsNull() {
+		p.configureCluster(ctx, cfg, resp)
 		return
 	}
 	engineCfg, diags := cfg.engineConfig(ctx)
@@ -200,7 +208,8 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 // settings are the provider block's attributes by name.
 func (m providerModel) settings() map[string]attr.Value {
 	return map[string]attr.Value{"host": m.Host, "cert_path": m.CertPath, "ca_pem": m.CAPEM,
-		"cert_pem": m.CertPEM, "key_pem": m.KeyPEM, "ssh_opts": m.SSHOpts, "context": m.Context}
+		"cert_pem": m.CertPEM, "key_pem": m.KeyPEM, "ssh_opts": m.SSHOpts, "context": m.Context,
+		"kubernetes": m.Kubernetes}
 }
 
 // engineConfig turns the provider block into the engine client's

@@ -149,6 +149,22 @@ func RawStrings(v tftypes.Value) []string {
 	return out
 }
 
+// RawStringMap is the known entries of a raw map of strings.
+func RawStringMap(v tftypes.Value) map[string]string {
+	var m map[string]tftypes.Value
+	if !v.IsKnown() || v.IsNull() || v.As(&m) != nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, e := range m {
+		var s string
+		if e.IsKnown() && e.As(&s) == nil {
+			out[k] = s
+		}
+	}
+	return out
+}
+
 // EnvList renders environment variables as the engine takes them
 // (NAME=value), sorted, so that the same map always gives the same list.
 func EnvList(env map[string]string) []string {

@@ -40,18 +40,22 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 				"the runtime Podman's default on that host (containers.conf: [engine] runtime = \"runsc\"), or "+
 				"place this sandbox on a Docker engine.", r.Client.Endpoint(), r.Client.Kind(ctx), name))
 	}
-	podman := r.Client.Kind(ctx) == engine.Podman
-	if podman {
+	kind := r.Client.Kind(ctx)
+	if kind == engine.Podman {
 		refuseTmpfsOwners(plan["tmpfs"], resp)
 	}
-	checkSeccompForEngine(plan["security_opts"], podman, r.Client.Endpoint(), resp)
 	facts, err := r.Client.Facts(ctx)
-	r.planHostPaths(ctx, facts, err, resp)
+	if kind == engine.Kubernetes && err == nil {
+		r.planForCluster(plan, state, facts, resp)
+	} else if kind != engine.Kubernetes {
+		checkSeccompForEngine(plan["security_opts"], kind == engine.Podman, r.Client.Endpoint(), resp)
+		r.planHostPaths(ctx, facts, err, resp)
+	}
 	if err != nil {
 		resp.Diagnostics.AddWarning("Engine limits not checked", fmt.Sprintf(
-			"The engine at %s did not say how much memory, how many CPUs and which runtimes it has, or which "+
-				"limits it applies (%v), so the plan could not check memory, cpus, runtime and the limits against "+
-				"them. Create still checks that the engine applied what was asked.", r.Client.Endpoint(), err))
+			"Asking %s how much memory, how many CPUs and which runtimes it has, and which "+
+				"limits it applies failed (%v), so the plan could not check memory, cpus, runtime and the limits "+
+				"against them. Create still checks that the engine applied what was asked.", r.Client.Where(), err))
 		return
 	}
 	r.checkAgainstEngine(plan, facts, resp)
@@ -80,9 +84,12 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	}
 	why := fmt.Sprintf("the sandbox runs under the runtime %q, which cannot change the limits of a running "+
 		"sandbox (gVisor keeps the limits it started with)", runtimeName(runtime, facts))
-	if !r.Client.CanUpdateLimits(ctx) {
+	switch {
+	case kind == engine.Kubernetes:
+		why = fmt.Sprintf("the sandbox runs on %s, where a pod's limits are fixed once it is made", r.Client.Where())
+	case !r.Client.CanUpdateLimits(ctx):
 		why = fmt.Sprintf("the engine at %s is %s, whose Docker-compatible API cannot change a container's "+
-			"limits", r.Client.Endpoint(), r.Client.Kind(ctx))
+			"limits", r.Client.Endpoint(), kind)
 	}
 	resp.Diagnostics.AddWarning("Limit change replaces the sandbox", fmt.Sprintf(
 		"Changing %s replaces the sandbox with a new one that has the new limits: %s.",

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
@@ -144,4 +145,29 @@ func (c commandModel) successCodes(ctx context.Context) []int64 {
 	var codes []int64
 	_ = c.SuccessExitCodes.ElementsAs(ctx, &codes, false)
 	return codes
+}
+
+// onCluster refuses, on a Kubernetes cluster, what the API cannot give a
+// command: the exec of a pod takes no environment, user or working
+// directory of its own (it runs as the sandbox's main process does).
+func (c commandModel) onCluster(ctx context.Context, client engine.Sandboxes, secretEnv bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if client == nil || client.Kind(ctx) != engine.Kubernetes {
+		return diags
+	}
+	for _, a := range []struct {
+		name string
+		set  bool
+	}{
+		{"env", !c.Env.IsNull()}, {"env_wo", secretEnv}, {"user", !c.User.IsNull()}, {"working_dir", !c.WorkingDir.IsNull()},
+	} {
+		if a.set {
+			diags.AddAttributeError(path.Root(a.name), "Not possible on a Kubernetes cluster", fmt.Sprintf(
+				"Remove %s: a command run in a pod through the Kubernetes API (%s) has no environment, user or "+
+					"working directory of its own, and runs as the sandbox's main process does. Give the "+
+					"sandbox_container what the command needs, or run it through a shell that sets it.",
+				a.name, client.Where()))
+		}
+	}
+	return diags
 }

@@ -154,6 +154,9 @@ func (e *Ephemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *e
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
+	if resp.Diagnostics.Append(m.onCluster(ctx, e.Client, false)...); resp.Diagnostics.HasError() {
+		return
+	}
 	res, diags := runIn(ctx, e.Client, run{
 		sandbox: m.ContainerID.ValueString(), spec: spec, timeout: timeout, codes: m.successCodes(ctx),
 		secrets: m.secrets(ctx), hideOutput: true,

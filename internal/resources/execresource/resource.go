@@ -18,6 +18,7 @@ var (
 	_ resource.ResourceWithConfigure      = &Resource{}
 	_ resource.ResourceWithUpgradeState   = &Resource{}
 	_ resource.ResourceWithValidateConfig = &Resource{}
+	_ resource.ResourceWithModifyPlan     = &Resource{}
 )
 
 // New returns the sandbox_exec resource.
@@ -118,4 +119,21 @@ func tail(name, text string, hidden bool, because string) string {
 		return fmt.Sprintf("\n\nIts %s is not shown: %s.", name, because)
 	}
 	return fmt.Sprintf("\n\nEnd of its %s:\n%s", name, text)
+}
+
+// ModifyPlan refuses, on a Kubernetes cluster, what a command run there
+// cannot have. It only reads.
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.Client == nil {
+		return
+	}
+	var plan resourceModel
+	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	secretEnv, diags := secretEnv(ctx, req.Config)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(plan.onCluster(ctx, r.Client, len(secretEnv) > 0)...)
 }

@@ -53,6 +53,11 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
+	if resp.Diagnostics.Append(base.DockerOnly(ctx, d.Client, "data \"sandbox_file\"",
+		"The Kubernetes API reads a pod's files only by running a program inside it, which the sandbox's own "+
+			"code may have replaced; have the agent write its result where you collect it instead.")...); resp.Diagnostics.HasError() {
+		return
+	}
 	resp.Diagnostics.Append(d.read(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -139,6 +139,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	if resp.Diagnostics.Append(base.DockerOnly(ctx, r.Client, "sandbox_image",
+		"On a cluster, build and push the image with your registry's tooling, and give its reference "+
+			"to sandbox_container.image.")...); resp.Diagnostics.HasError() {
+		return
+	}
 	var plan resourceModel
 	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return

@@ -1,0 +1,106 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/client-go/tools/remotecommand"
+	utilexec "k8s.io/client-go/util/exec"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// Commands run in a sandbox through the API server's pods/exec, which
+// needs no network in the pod: API server, kubelet, then the node's
+// runtime. The API gives an exec no environment, user or working
+// directory of its own (the plan refuses them on a cluster), and cannot
+// list or kill a pod's processes: when the caller gives up on a command,
+// closing its stream makes the node's runtime kill the command's own
+// process, and the error says that what it started may still run.
+
+// RunExec runs spec in the sandbox's running pod and waits for it to end.
+func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (engine.ExecResult, error) {
+	if len(spec.Env) > 0 || spec.User != "" || spec.WorkingDir != "" {
+		return engine.ExecResult{}, unsupported(c, "running a command with its own env, user or working_dir")
+	}
+	pod, err := c.getPod(ctx, id)
+	if err != nil {
+		return engine.ExecResult{}, err
+	}
+	exec, err := c.executor(pod, spec.Command)
+	if err != nil {
+		return engine.ExecResult{}, err
+	}
+	out := engine.NewOutput(spec.MaxOutput)
+	done := engine.InFlight()
+	err = exec.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: out.Stdout(), Stderr: out.Stderr()})
+	done()
+	if ctx.Err() != nil {
+		return engine.ExecResult{}, &engine.ExecInterruptedError{Container: id, Cause: ctx.Err(), Stop: engine.ExecStop{
+			Note: fmt.Sprintf("its stream was closed, on which the node's runtime kills the command's own process. "+
+				"The Kubernetes API can neither list nor kill the processes of a pod, so any process the command "+
+				"started may still run in pod %s. To be sure none does, replace the sandbox (terraform apply "+
+				"-replace on its sandbox_container, or %s)", engine.ShortID(id), c.ByHand().Remove(id)),
+		}}
+	}
+	var exit utilexec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return out.Result("", exit.ExitStatus()), nil
+	case err != nil:
+		return engine.ExecResult{}, classify(err)
+	}
+	return out.Result("", 0), nil
+}
+
+// executor streams a command in the pod's sandbox container over
+// WebSocket, or SPDY where the API server has no WebSocket exec.
+func (c *Client) executor(pod *corev1.Pod, command []string) (remotecommand.Executor, error) {
+	url := c.core.Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: sandboxContainer(pod).Name, Command: command,
+			Stdout: true, Stderr: true}, c.params).URL()
+	ws, err := remotecommand.NewWebSocketExecutor(c.rest, "GET", url.String())
+	if err != nil {
+		return nil, err
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(c.rest, "POST", url)
+	if err != nil {
+		return nil, err
+	}
+	return remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+}
+
+// LastLogLines returns the last lines (at most n) the sandbox's main
+// process wrote, for an error that says why it does not stay up; those
+// of its last run when it is waiting to be restarted.
+func (c *Client) LastLogLines(ctx context.Context, id string, n int) (string, error) {
+	pod, err := c.getPod(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	status := containerStatus(pod, sandboxContainer(pod).Name)
+	out := engine.NewOutput(1)
+	err = c.call(ctx, "the request for a pod's log", engine.QuickCallTimeout, func(ctx context.Context) error {
+		req := c.core.Get().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("log").
+			Param("container", sandboxContainer(pod).Name).Param("tailLines", strconv.Itoa(n))
+		if status.State.Waiting != nil && status.RestartCount > 0 {
+			req = req.Param("previous", "true")
+		}
+		rc, err := req.Stream(ctx)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rc.Close() }()
+		_, err = io.Copy(out.Stdout(), io.LimitReader(rc, 64<<10))
+		return err
+	})
+	return strings.TrimSpace(out.Tail()), err
+}

@@ -1,0 +1,315 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// A sandbox's ID on a cluster is namespace/name/UID: the name to read the
+// pod by, the UID to tell it from another pod given the same name since
+// (by a controller, or by hand), which is not the provider's.
+
+func podID(pod *corev1.Pod) string {
+	return pod.Namespace + "/" + pod.Name + "/" + string(pod.UID)
+}
+
+// splitID reads an ID, or a bare name (an import), whose UID is then "".
+func (c *Client) splitID(idOrName string) (namespace, name string, uid types.UID) {
+	parts := strings.Split(idOrName, "/")
+	switch len(parts) {
+	case 3:
+		return parts[0], parts[1], types.UID(parts[2])
+	case 2:
+		return parts[0], parts[1], ""
+	}
+	return c.namespace, idOrName, ""
+}
+
+// podName is the pod's name in an ID.
+func podName(id string) string {
+	parts := strings.Split(id, "/")
+	if len(parts) >= 2 {
+		return parts[1]
+	}
+	return id
+}
+
+// CreateContainer makes the sandbox's pod, its Secret first when it has
+// write-only environment, then its deny-all NetworkPolicy, both owned by
+// the pod. What a failed create made is removed here when it can be; the
+// rest carries the create token, by which the caller removes it.
+func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
+	ctx, cancel := engine.Uncancelled(ctx)
+	defer cancel()
+	token := spec.Labels[engine.LabelCreateToken]
+	pod, err := podFor(spec, c.namespace, c.class)
+	if err != nil {
+		return "", invalid{err}
+	}
+	if len(spec.SecretEnv) > 0 {
+		secret := &corev1.Secret{ObjectMeta: companionMeta(pod, token), Data: secretData(spec),
+			Type: corev1.SecretTypeOpaque}
+		if err := c.create(ctx, c.core, "secrets", secret, &corev1.Secret{}); err != nil {
+			return "", err
+		}
+	}
+	made := &corev1.Pod{}
+	if err := c.create(ctx, c.core, "pods", pod, made); err != nil {
+		c.removeCompanions(ctx, token, "", len(spec.SecretEnv) > 0)
+		return "", err
+	}
+	err = c.create(ctx, c.network, "networkpolicies", denyAll(made, token), &networkingv1.NetworkPolicy{})
+	if err == nil && len(spec.SecretEnv) > 0 {
+		err = c.ownSecret(ctx, made, token)
+	}
+	return podID(made), err
+}
+
+// create posts obj to the resource and reads what the cluster made into
+// out.
+func (c *Client) create(ctx context.Context, client rest.Interface, resource string, obj, out runtime.Object) error {
+	return c.call(ctx, "the request to create a "+singular(resource), engine.SlowCallTimeout, func(ctx context.Context) error {
+		return client.Post().Namespace(c.namespace).Resource(resource).Param("fieldManager", fieldManager).
+			Body(obj).Do(ctx).Into(out)
+	})
+}
+
+// ownSecret makes the pod the owner of the sandbox's Secret, which was
+// made before it, so that the cluster removes the Secret with the pod.
+func (c *Client) ownSecret(ctx context.Context, pod *corev1.Pod, token string) error {
+	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q}]}}`,
+		pod.Name, pod.UID)
+	return c.call(ctx, "the request to update a secret", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.core.Patch(types.MergePatchType).Namespace(c.namespace).Resource("secrets").
+			Name(companionName(token)).Param("fieldManager", fieldManager).Body([]byte(patch)).Do(ctx).Error()
+	})
+}
+
+// removeCompanions removes the NetworkPolicy and the Secret made for the
+// create with token, when no pod owns them to take them along.
+func (c *Client) removeCompanions(ctx context.Context, token string, policy types.UID, secret bool) {
+	_ = c.call(ctx, "the request to remove a network policy", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.network.Delete().Namespace(c.namespace).Resource("networkpolicies").Name(companionName(token)).
+			Body(deleteOptions(policy, 0)).Do(ctx).Error()
+	})
+	if secret {
+		_ = c.call(ctx, "the request to remove a secret", engine.QuickCallTimeout, func(ctx context.Context) error {
+			return c.core.Delete().Namespace(c.namespace).Resource("secrets").Name(companionName(token)).
+				Body(deleteOptions("", 0)).Do(ctx).Error()
+		})
+	}
+}
+
+func singular(resource string) string {
+	if resource == "networkpolicies" {
+		return "network policy"
+	}
+	return strings.TrimSuffix(resource, "s")
+}
+
+// getPod reads a pod by ID (or name). A pod of that name with another UID
+// is not the sandbox: it is not found.
+func (c *Client) getPod(ctx context.Context, idOrName string) (*corev1.Pod, error) {
+	namespace, name, uid := c.splitID(idOrName)
+	pod := &corev1.Pod{}
+	err := c.call(ctx, "the request to read a pod", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.core.Get().Namespace(namespace).Resource("pods").Name(name).Do(ctx).Into(pod)
+	})
+	if err == nil && uid != "" && pod.UID != uid {
+		return nil, notFound{fmt.Errorf("pod %s/%s is another pod than the sandbox's (UID %s, not %s)",
+			namespace, name, pod.UID, uid)}
+	}
+	return pod, err
+}
+
+// InspectContainer reads the sandbox's pod and its NetworkPolicy, in the
+// Docker API's shape.
+func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Container, error) {
+	pod, err := c.getPod(ctx, idOrName)
+	if err != nil {
+		return engine.Container{}, err
+	}
+	policy, err := c.policyOf(ctx, pod)
+	if err != nil {
+		return engine.Container{}, err
+	}
+	return c.observe(pod, policy), nil
+}
+
+// policyOf reads the deny-all NetworkPolicy made with the pod; nil when
+// it is gone.
+func (c *Client) policyOf(ctx context.Context, pod *corev1.Pod) (*networkingv1.NetworkPolicy, error) {
+	policy := &networkingv1.NetworkPolicy{}
+	err := c.call(ctx, "the request to read a network policy", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.network.Get().Namespace(pod.Namespace).Resource("networkpolicies").
+			Name(companionName(pod.Labels[engine.LabelCreateToken])).Do(ctx).Into(policy)
+	})
+	if engine.IsNotFound(err) {
+		return nil, nil
+	}
+	return policy, err
+}
+
+// startPoll is how often StartContainer looks at a starting pod.
+const startPoll = 250 * time.Millisecond
+
+// StartContainer waits until the pod's container has started (the kubelet
+// starts a pod by itself), or says why it does not: not scheduled, its
+// image not pulled, its configuration refused. A container that started
+// and ended is the caller's to judge.
+func (c *Client) StartContainer(ctx context.Context, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, engine.SlowCallTimeout)
+	defer cancel()
+	for {
+		pod, err := c.getPod(ctx, id)
+		if err != nil {
+			return err
+		}
+		if started, why := startState(pod); started {
+			return nil
+		} else if why != "" {
+			return fmt.Errorf("pod %s does not start: %s", pod.Name, why)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pod %s did not start within %s (its phase is %s)", podName(id), engine.SlowCallTimeout,
+				pod.Status.Phase)
+		case <-time.After(startPoll):
+		}
+	}
+}
+
+// stuckReasons are the waiting reasons of a container the kubelet will not
+// start without a change.
+var stuckReasons = map[string]bool{
+	"ErrImagePull": true, "ImagePullBackOff": true, "ErrImageNeverPull": true, "InvalidImageName": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
+}
+
+// startState reports whether the pod's container has started (it runs, or
+// ran), or why it cannot.
+func startState(pod *corev1.Pod) (bool, string) {
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" {
+			return false, "the scheduler places it on no node: " + cond.Message
+		}
+	}
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return true, ""
+	}
+	for _, s := range pod.Status.ContainerStatuses {
+		switch {
+		case s.State.Running != nil || s.State.Terminated != nil || s.RestartCount > 0:
+			return true, ""
+		case s.State.Waiting != nil && stuckReasons[s.State.Waiting.Reason] &&
+			(s.State.Waiting.Reason != "CreateContainerConfigError" || pod.CreationTimestamp.Add(10*time.Second).Before(time.Now())):
+			return false, s.State.Waiting.Reason + ": " + s.State.Waiting.Message
+		}
+	}
+	return false, ""
+}
+
+// StopContainer removes the pod, giving its processes graceSeconds to
+// exit: a pod cannot be stopped and kept.
+func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int) error {
+	return c.removePod(ctx, id, int64(graceSeconds))
+}
+
+// RemoveContainer removes the pod at once (its NetworkPolicy and Secret go
+// with it), and waits until the name is free. A pod that is gone, or is
+// another pod than the sandbox's, counts as removed.
+func (c *Client) RemoveContainer(ctx context.Context, id string) error {
+	return c.removePod(ctx, id, 0)
+}
+
+func (c *Client) removePod(ctx context.Context, id string, grace int64) error {
+	namespace, name, uid := c.splitID(id)
+	err := c.call(ctx, "the request to remove a pod", engine.SlowCallTimeout, func(ctx context.Context) error {
+		return c.core.Delete().Namespace(namespace).Resource("pods").Name(name).
+			Body(deleteOptions(uid, grace)).Do(ctx).Error()
+	})
+	if engine.IsNotFound(err) || (engine.IsConflict(err) && uid != "") {
+		return nil // gone, or the precondition failed: another pod has the name
+	}
+	if err != nil {
+		return err
+	}
+	limit := engine.SlowCallTimeout + time.Duration(grace)*time.Second
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		if _, err := c.getPod(ctx, id); engine.IsNotFound(err) {
+			return nil
+		} else if ctx.Err() != nil {
+			return fmt.Errorf("pod %s/%s was still there %s after its removal was asked", namespace, name, limit)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(startPoll):
+		}
+	}
+}
+
+// deleteOptions removes only the pod of the given UID (any, when empty),
+// and what it owns after it.
+func deleteOptions(uid types.UID, grace int64) *metav1.DeleteOptions {
+	background := metav1.DeletePropagationBackground
+	opts := &metav1.DeleteOptions{GracePeriodSeconds: &grace, PropagationPolicy: &background}
+	if uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	return opts
+}
+
+// ContainersCreatedWith lists the pods the provider made with the create
+// token.
+func (c *Client) ContainersCreatedWith(ctx context.Context, token string) ([]string, error) {
+	return c.listPods(ctx, engine.LabelCreateToken+"="+token, nil, "")
+}
+
+// ManagedContainers lists the pods the provider made that carry every
+// label in labels, with a name that starts with namePrefix.
+func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error) {
+	return c.listPods(ctx, engine.LabelManagedBy+"="+engine.ManagedByValue, labels, namePrefix)
+}
+
+// listPods lists the IDs of the pods that the selector selects, that the
+// provider made (provenance.go), and whose labels (as the sandbox was
+// given them) hold labels.
+func (c *Client) listPods(ctx context.Context, selector string, labels map[string]string, namePrefix string) ([]string, error) {
+	list := &corev1.PodList{}
+	err := c.call(ctx, "the request to list pods", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.core.Get().Namespace(c.namespace).Resource("pods").
+			VersionedParams(&metav1.ListOptions{LabelSelector: selector}, c.params).Do(ctx).Into(list)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for i := range list.Items {
+		pod := &list.Items[i]
+		if !madeByProvider(pod) || !strings.HasPrefix(pod.Name, namePrefix) || pod.DeletionTimestamp != nil {
+			continue
+		}
+		have := sandboxLabels(pod)
+		matches := true
+		for k, v := range labels {
+			matches = matches && have[k] == v
+		}
+		if matches {
+			ids = append(ids, podID(pod))
+		}
+	}
+	return ids, nil
+}

@@ -1,0 +1,37 @@
+package kube
+
+import (
+	"bytes"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// What proves that the provider made a pod. Its labels and annotations
+// prove nothing alone: anyone who may create pods in the namespace can
+// copy them, and a controller's pod template can carry them. The API
+// server records, in the pod's managed fields, the field manager of the
+// request that created each field, which the provider names as itself; a
+// copy made with kubectl records kubectl. (A client may send managed
+// fields of its choosing, so this is proof against mistakes and copies,
+// not against someone who forges them on purpose; nothing the provider
+// does on the strength of it removes anything: a sandbox's pod is removed
+// only by the UID its state recorded.)
+
+// tokenField is how managed fields name the create token's label.
+var tokenField = []byte(`"f:` + engine.LabelCreateToken + `"`)
+
+// madeByProvider reports whether the provider created the pod: its
+// managed fields record the provider as the manager of the create token's
+// label.
+func madeByProvider(pod *corev1.Pod) bool {
+	for _, f := range pod.ManagedFields {
+		if f.Manager == fieldManager && f.Operation == metav1.ManagedFieldsOperationUpdate && f.FieldsV1 != nil &&
+			bytes.Contains(f.FieldsV1.Raw, tokenField) {
+			return true
+		}
+	}
+	return false
+}

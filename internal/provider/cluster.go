@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/kube"
+)
+
+// The provider's kubernetes argument: sandboxes as pods on a cluster
+// (package kube) instead of containers on a Docker engine.
+
+// clusterModel is the kubernetes argument.
+type clusterModel struct {
+	ConfigPath    types.String `tfsdk:"config_path"`
+	ConfigContext types.String `tfsdk:"config_context"`
+	Namespace     types.String `tfsdk:"namespace"`
+	RuntimeClass  types.String `tfsdk:"runtime_class"`
+}
+
+var clusterAttrTypes = map[string]attr.Type{
+	"config_path": types.StringType, "config_context": types.StringType, "namespace": types.StringType,
+	"runtime_class": types.StringType,
+}
+
+// dockerSettings are the arguments that pick and reach a Docker engine,
+// which a cluster excludes.
+var dockerSettings = []string{"host", "context", "cert_path", "ca_pem", "cert_pem", "key_pem", "ssh_opts"}
+
+func clusterAttribute() schema.Attribute {
+	conflicts := make([]path.Expression, 0, len(dockerSettings))
+	for _, name := range dockerSettings {
+		conflicts = append(conflicts, path.MatchRoot(name))
+	}
+	nonEmpty := []validator.String{stringvalidator.LengthAtLeast(1)}
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "Run sandboxes as pods on a Kubernetes cluster instead of a Docker engine. Each " +
+			"sandbox is a pod in `namespace`, in the RuntimeClass `runtime_class`, which must give its pods no " +
+			"network (for example gVisor with `--network=none`), beside a deny-all NetworkPolicy and, for " +
+			"`env_wo`, a Secret, both owned by the pod. The provider's isolation verdict for a pod and what a " +
+			"cluster must provide are in the Kubernetes guide. Conflicts with `" + dockerSettings[0] + "` and the " +
+			"other Docker settings. An empty object (`kubernetes = {}`) uses the kubeconfig's defaults.",
+		Optional:   true,
+		Validators: []validator.Object{objectvalidator.ConflictsWith(conflicts...)},
+		Attributes: map[string]schema.Attribute{
+			"config_path": schema.StringAttribute{
+				MarkdownDescription: "Path of a kubeconfig file. Defaults to `KUBECONFIG` (a list of files, " +
+					"merged), then `~/.kube/config`, then, when the provider runs in a pod, that pod's service " +
+					"account. A kubeconfig that sets `insecure-skip-tls-verify` is refused: the cluster's " +
+					"certificate is always verified.",
+				Optional: true, Validators: nonEmpty,
+			},
+			"config_context": schema.StringAttribute{
+				MarkdownDescription: "The kubeconfig context to use. Defaults to its current context.",
+				Optional:            true, Validators: nonEmpty,
+			},
+			"namespace": schema.StringAttribute{
+				MarkdownDescription: "The namespace sandboxes are made in. Defaults to the context's namespace, " +
+					"then `default`.",
+				Optional: true, Validators: nonEmpty,
+			},
+			"runtime_class": schema.StringAttribute{
+				MarkdownDescription: "The RuntimeClass every sandbox runs in, whose handler gives its pods no " +
+					"network: gVisor run with `--network=none`, or a runtime whose network plugin gives a pod an " +
+					"interface that leads nowhere. The provider checks that it exists when it is configured and " +
+					"that every sandbox's pod still runs in it. A sandbox's `runtime` may be left unset, or name " +
+					"this class or its handler (`runsc`). Defaults to `\"" + kube.DefaultRuntimeClass + "\"`.",
+				Optional: true, Validators: nonEmpty,
+			},
+		},
+	}
+}
+
+// configureCluster builds the cluster client, checks that the cluster
+// answers and has the RuntimeClass, and hands the client to resources.
+func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerModel, resp *provider.ConfigureResponse) {
+	var m clusterModel
+	resp.Diagnostics.Append(cfg.Kubernetes.As(ctx, &m, basetypes.ObjectAsOptions{})...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for name, v := range map[string]types.String{"config_path": m.ConfigPath, "config_context": m.ConfigContext,
+		"namespace": m.Namespace, "runtime_class": m.RuntimeClass} {
+		if v.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root("kubernetes").AtName(name), "Unknown cluster setting",
+				fmt.Sprintf("The provider's kubernetes.%s must be known when Terraform plans: the provider reads "+
+					"the cluster to plan. Set it from a literal, a variable or a data source known before apply.", name))
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	client, err := kube.New(kube.Config{
+		ConfigPath: m.ConfigPath.ValueString(), Context: m.ConfigContext.ValueString(),
+		Namespace: m.Namespace.ValueString(), RuntimeClass: m.RuntimeClass.ValueString(), Version: p.version,
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Invalid cluster connection settings", err.Error())
+		return
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := client.Ping(pingCtx); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Cannot use the Kubernetes cluster", fmt.Sprintf(
+			"%v\n\nCheck that the kubeconfig names the right cluster and context (kubectl --context <context> "+
+				"cluster-info answers), and that this user may read the RuntimeClass and manage pods, network "+
+				"policies and secrets in namespace %s.", err, client.Namespace()))
+		return
+	}
+	resp.ResourceData = client
+	resp.DataSourceData = client
+	resp.EphemeralResourceData = client
+}
