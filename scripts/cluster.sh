@@ -19,7 +19,9 @@
 #          to be Ready and the test image to be there
 #   stop   stops everything start started, and removes its pods, network
 #          and mounts; the binaries stay
-#   env    prints KUBECONFIG for the tests
+#   env    prints the variables the tests find the cluster by: its kubeconfig
+#          (SANDBOX_TEST_KUBECONFIG) and the pod network's gateway, an address of
+#          the node (SANDBOX_TEST_POD_GATEWAY)
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -298,6 +300,25 @@ restore_sysctls() {
   rm -f "$run/sysctls"
 }
 
+# The pod network forwards: a host whose FORWARD policy is DROP (Docker
+# sets it) would drop the traffic between pods on the bridge, and from pods
+# to other hosts, which a cluster's network plugin lets through. The rules
+# are in a chain of the cluster's own, which names only its bridge, and stop
+# removes them.
+forward_chain=TFSANDBOX-K8S
+forward_pod_network() {
+  iptables -N "$forward_chain" 2>/dev/null || iptables -F "$forward_chain"
+  iptables -A "$forward_chain" -i "$cni_bridge" -j ACCEPT
+  iptables -A "$forward_chain" -o "$cni_bridge" -j ACCEPT
+  iptables -C FORWARD -j "$forward_chain" 2>/dev/null || iptables -I FORWARD 1 -j "$forward_chain"
+}
+
+unforward_pod_network() {
+  while iptables -D FORWARD -j "$forward_chain" 2>/dev/null; do :; done
+  iptables -F "$forward_chain" 2>/dev/null || true
+  iptables -X "$forward_chain" 2>/dev/null || true
+}
+
 start() {
   [ "$(id -u)" = 0 ] || die "starting the cluster needs root"
   if [ -f "$run/kubelet.pid" ] && kill -0 "$(cat "$run/kubelet.pid")" 2>/dev/null; then
@@ -313,6 +334,7 @@ start() {
   [ -f "$run/netns-before" ] || ip netns list 2>/dev/null | awk '{print $1}' >"$run/netns-before"
   ip link show "$none_bridge" >/dev/null 2>&1 || ip link add "$none_bridge" type bridge
   ip link set "$none_bridge" up
+  forward_pod_network
   local t0=$SECONDS
   daemon containerd containerd --config "$etc/containerd.toml"
   daemon etcd "$bin/etcd" --name tfsandbox --data-dir "$data/etcd" \
@@ -401,6 +423,7 @@ stop() {
   grep -E " ($data|$run)/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do
     umount -l "$m" 2>/dev/null || true
   done
+  unforward_pod_network
   ip link delete "$cni_bridge" 2>/dev/null || true
   ip link delete "$none_bridge" 2>/dev/null || true
   # The pods' network namespaces: those that were not there at start.
@@ -417,6 +440,6 @@ case "${1:-}" in
   build) build ;;
   start) start ;;
   stop) stop ;;
-  env) echo "KUBECONFIG=$etc/admin.kubeconfig" ;;
+  env) printf "SANDBOX_TEST_KUBECONFIG=%s\nSANDBOX_TEST_POD_GATEWAY=%s\n" "$etc/admin.kubeconfig" "${pod_cidr%.0/24}.1" ;;
   *) die "usage: cluster.sh build | start | stop | env" ;;
 esac
