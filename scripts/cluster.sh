@@ -57,7 +57,9 @@ die() { echo "cluster: $*" >&2; exit 1; }
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
 
-components=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
+# No kubectl: the script asks the API server with curl, and a developer's
+# kubectl (Debian's kubernetes-client, say) reads etc/admin.kubeconfig.
+components=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet)
 
 build() {
   local missing=()
@@ -284,7 +286,22 @@ wait_for() {
   die "$what did not come up in ${limit}s; see $logs"
 }
 
-kubectl_admin() { "$bin/kubectl" --kubeconfig "$etc/admin.kubeconfig" "$@"; }
+# api METHOD PATH [BODY]: a request to the API server as the cluster's
+# admin; fails unless it answers 2xx.
+api() {
+  local args=(-sf --max-time 10 --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" -X "$1")
+  [ $# -gt 2 ] && args+=(-H 'Content-Type: application/json' --data "$3")
+  curl "${args[@]}" "https://127.0.0.1:$api_port$2"
+}
+
+node_ready() { api GET "/api/v1/nodes/$node" | tr -d ' \n' | grep -q '"type":"Ready","status":"True"'; }
+
+# runtime_class NAME HANDLER: makes the RuntimeClass unless it exists.
+runtime_class() {
+  api GET "/apis/node.k8s.io/v1/runtimeclasses/$1" >/dev/null 2>&1 ||
+    api POST /apis/node.k8s.io/v1/runtimeclasses \
+      "{\"apiVersion\":\"node.k8s.io/v1\",\"kind\":\"RuntimeClass\",\"metadata\":{\"name\":\"$1\"},\"handler\":\"$2\"}" >/dev/null
+}
 
 # The kernel settings the kubelet changes, restored by stop.
 save_sysctls() {
@@ -354,7 +371,7 @@ start() {
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --enable-admission-plugins NodeRestriction --allow-privileged=true --profiling=false
-  wait_for "the API server" 120 kubectl_admin get --raw /readyz
+  wait_for "the API server" 120 api GET /readyz
   daemon kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$etc/controller-manager.kubeconfig" \
     --authentication-kubeconfig "$etc/controller-manager.kubeconfig" \
     --authorization-kubeconfig "$etc/controller-manager.kubeconfig" \
@@ -369,22 +386,10 @@ start() {
   daemon kubelet "$bin/kubelet" --config "$etc/kubelet.yaml" --kubeconfig "$etc/node.kubeconfig" \
     --hostname-override "$node" --root-dir "$data/kubelet" --v 1
   pause_and_test_images
-  wait_for "the node" 120 sh -c "'$bin/kubectl' --kubeconfig '$etc/admin.kubeconfig' get node $node \
-    -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True"
-  wait_for "the default service account" 60 kubectl_admin get serviceaccount default
-  kubectl_admin apply -f - >/dev/null <<EOF
-apiVersion: node.k8s.io/v1
-kind: RuntimeClass
-metadata:
-  name: gvisor
-handler: runsc
----
-apiVersion: node.k8s.io/v1
-kind: RuntimeClass
-metadata:
-  name: none
-handler: runc-none
-EOF
+  wait_for "the node" 120 node_ready
+  wait_for "the default service account" 60 api GET /api/v1/namespaces/default/serviceaccounts/default
+  runtime_class gvisor runsc
+  runtime_class none runc-none
   say "ready in $((SECONDS - t0))s: KUBECONFIG=$etc/admin.kubeconfig"
 }
 

@@ -6,6 +6,8 @@
 #   faults  the fault tests, on a throwaway engine of their own
 #           (scripts/engines.sh start scratch) that they kill and restart
 #   local   the machine's Docker engine (DOCKER_HOST, or the local socket)
+#   cluster the Kubernetes backend's tests (TestAccCluster*) against a
+#           single-node cluster built and started here (scripts/cluster.sh)
 #   podman  Podman's Docker-compatible API, rootful, stock configuration
 #   rootless the same, run by a normal user on its own socket
 #   tls     a second Docker engine that speaks only TLS
@@ -23,7 +25,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
-passes="${SANDBOX_TEST_PASSES:-faults local podman rootless tls ssh tofu}"
+passes="${SANDBOX_TEST_PASSES:-faults local cluster podman rootless tls ssh tofu}"
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"
 [ -n "$terraform" ] || { echo "terraform is not on PATH" >&2; exit 1; }
@@ -32,9 +34,9 @@ tofu="${SANDBOX_TOFU_PATH:-$repo/bin/tofu}"
 export SANDBOX_TOFU_PATH="$tofu" SANDBOX_TERRAFORM_PATH="$terraform" SANDBOX_TEST_IMAGE="$image"
 
 for p in $passes; do
-  case "$p" in faults | local | podman | rootless | tls | ssh) ;;
+  case "$p" in faults | local | cluster | podman | rootless | tls | ssh) ;;
   tofu) [ -x "$tofu" ] || { echo "no OpenTofu at $tofu: build it with \`make tofu\`" >&2; exit 1; } ;;
-  *) echo "unknown pass $p (faults, local, podman, rootless, tls, ssh, tofu)" >&2; exit 1 ;;
+  *) echo "unknown pass $p (faults, local, cluster, podman, rootless, tls, ssh, tofu)" >&2; exit 1 ;;
   esac
 done
 
@@ -65,7 +67,10 @@ before="$(canary_state)"
 echo "== canary on the machine's engine: $before"
 
 stop() {
-  [ "${SANDBOX_KEEP_ENGINES:-}" = 1 ] || scripts/engines.sh stop
+  if [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ]; then
+    scripts/engines.sh stop
+    case " $passes " in *" cluster "*) scripts/cluster.sh stop ;; esac
+  fi
   docker rm -f "$canary" >/dev/null 2>&1 || true
 }
 trap stop EXIT
@@ -73,8 +78,9 @@ trap stop EXIT
 # --- the passes --------------------------------------------------------------
 
 # The connection tests reach the TLS engine and the SSH host, and the
-# multi-engine example stock Podman, in every pass but the fault tests'.
-[ "$passes" = faults ] || scripts/engines.sh start tls ssh podman
+# multi-engine example stock Podman, in every pass but the fault tests' and
+# the cluster's.
+case "$passes" in faults | cluster) ;; *) scripts/engines.sh start tls ssh podman ;; esac
 case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 
 failed=()
@@ -89,6 +95,13 @@ run_pass() {
     engine=local
     printf '\n== tests against the local engine under OpenTofu (%s)\n' "$("$tofu" version | head -n 1)"
     ;;
+  cluster)
+    scripts/cluster.sh start
+    printf '\n== the Kubernetes backend'"'"'s tests against the test cluster\n'
+    # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+    export $(scripts/cluster.sh env)
+    engine=local pkgs=(./internal/... -run 'TestAccCluster')
+    ;;
   faults)
     scripts/engines.sh start scratch
     printf '\n== fault tests on the throwaway engine\n'
@@ -98,6 +111,8 @@ run_pass() {
     ;;
   *) printf '\n== tests against the %s engine\n' "$p" ;;
   esac
+  # The cluster tests run in the cluster pass alone.
+  [ "$p" = cluster ] || unset SANDBOX_TEST_KUBECONFIG SANDBOX_TEST_POD_GATEWAY
   # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
   env $(scripts/engines.sh env "$engine") TF_ACC=1 SANDBOX_TEST_PASS="$p" "${cli[@]}" \
     go test "${pkgs[@]}" -count=1 -timeout 20m || status=1

@@ -119,7 +119,7 @@ func clusterDestroyed(t *testing.T) func(*terraform.State) error {
 				continue
 			}
 			if _, err := Cluster(t).InspectContainer(context.Background(), r.Primary.ID); !engine.IsNotFound(err) {
-				return fmt.Errorf("%s: pod %s is still there after destroy (%v)", addr, r.Primary.ID, err)
+				return fmt.Errorf("%s: pod %s is still there after destroy (%w)", addr, r.Primary.ID, err)
 			}
 		}
 		return nil

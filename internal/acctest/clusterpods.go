@@ -91,7 +91,7 @@ func ClusterIsolated(t *testing.T, address string) statecheck.StateCheck {
 func OnlyLoopbackInPod(ctx context.Context, t *testing.T, id string) error {
 	out, code, err := InPod(ctx, t, id, "cat", "/proc/net/dev")
 	if err != nil || code != 0 {
-		return fmt.Errorf("reading /proc/net/dev inside (exit %d): %v %s", code, err, out)
+		return fmt.Errorf("reading /proc/net/dev inside (exit %d): %w %s", code, err, out)
 	}
 	var names []string
 	for _, line := range strings.Split(out, "\n") {
@@ -193,7 +193,7 @@ func waitRunning(ctx context.Context, t *testing.T, name string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("pod %s does not run: %v", name, err)
+			return fmt.Errorf("pod %s does not run: %w", name, err)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -26,11 +25,6 @@ type clusterModel struct {
 	ConfigContext types.String `tfsdk:"config_context"`
 	Namespace     types.String `tfsdk:"namespace"`
 	RuntimeClass  types.String `tfsdk:"runtime_class"`
-}
-
-var clusterAttrTypes = map[string]attr.Type{
-	"config_path": types.StringType, "config_context": types.StringType, "namespace": types.StringType,
-	"runtime_class": types.StringType,
 }
 
 // dockerSettings are the arguments that pick and reach a Docker engine,

@@ -24,7 +24,7 @@ func (c *Client) call(ctx context.Context, what string, limit time.Duration, f f
 	err := f(callCtx)
 	if err != nil && ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
 		return &engine.UnansweredError{Endpoint: c.server, Call: what, After: limit, Where: c.Where(),
-			Check: c.ByHand().(kubectl).prefix() + " get --raw /readyz"}
+			Check: kubectl{c}.prefix() + " get --raw /readyz"}
 	}
 	return classify(err)
 }

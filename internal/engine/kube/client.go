@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -73,6 +75,12 @@ type Client struct {
 }
 
 var _ engine.Engine = (*Client)(nil)
+
+// client-go reports what it cannot hand back (a stream's connection closed
+// under it, for example) through klog, to the process's standard error,
+// which Terraform logs. The backend returns every error it can to its
+// caller, with what was being done: the rest is noise, and silenced.
+func init() { klog.SetLogger(logr.Discard()) }
 
 // scheme knows the API types the backend uses, and nothing else.
 var scheme = func() *runtime.Scheme {

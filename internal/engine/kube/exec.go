@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
@@ -19,10 +20,30 @@ import (
 // Commands run in a sandbox through the API server's pods/exec, which
 // needs no network in the pod: API server, kubelet, then the node's
 // runtime. The API gives an exec no environment, user or working
-// directory of its own (the plan refuses them on a cluster), and cannot
-// list or kill a pod's processes: when the caller gives up on a command,
-// closing its stream makes the node's runtime kill the command's own
-// process, and the error says that what it started may still run.
+// directory of its own (the plan refuses them on a cluster), and can
+// neither list nor kill a pod's processes: closing an exec's stream stops
+// nothing (the command and all it started run on, measured under runc and
+// gVisor). So a command the caller gives up on is stopped the one way the
+// API has, which does not depend on anything inside the sandbox: its pod
+// is deleted, and the next plan creates the sandbox again.
+
+// execStopTimeout bounds the deletion of the pod of an interrupted command.
+const execStopTimeout = 30 * time.Second
+
+// stopExec deletes the pod of an interrupted command.
+func (c *Client) stopExec(ctx context.Context, id string) engine.ExecStop {
+	ctx, cancel := context.WithTimeout(ctx, execStopTimeout)
+	defer cancel()
+	if err := c.RemoveContainer(ctx, id); err != nil {
+		return engine.ExecStop{Err: err, Note: fmt.Sprintf("the Kubernetes API cannot kill a command's processes, "+
+			"and deleting the sandbox's pod to stop them failed (%v), so the command and anything it started may "+
+			"still run in pod %s. Delete it: %s", err, engine.ShortID(id), c.ByHand().Remove(id))}
+	}
+	return engine.ExecStop{Restarted: true, Note: fmt.Sprintf("the Kubernetes API cannot kill a command's "+
+		"processes, so the sandbox's pod %s was deleted, which stopped them all, and with them its main process "+
+		"and what it held in memory and on its root filesystem. The next plan creates the sandbox again",
+		engine.ShortID(id))}
+}
 
 // RunExec runs spec in the sandbox's running pod and waits for it to end.
 func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (engine.ExecResult, error) {
@@ -42,12 +63,8 @@ func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (
 	err = exec.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: out.Stdout(), Stderr: out.Stderr()})
 	done()
 	if ctx.Err() != nil {
-		return engine.ExecResult{}, &engine.ExecInterruptedError{Container: id, Cause: ctx.Err(), Stop: engine.ExecStop{
-			Note: fmt.Sprintf("its stream was closed, on which the node's runtime kills the command's own process. "+
-				"The Kubernetes API can neither list nor kill the processes of a pod, so any process the command "+
-				"started may still run in pod %s. To be sure none does, replace the sandbox (terraform apply "+
-				"-replace on its sandbox_container, or %s)", engine.ShortID(id), c.ByHand().Remove(id)),
-		}}
+		return engine.ExecResult{}, &engine.ExecInterruptedError{Container: id, Cause: ctx.Err(),
+			Stop: c.stopExec(context.WithoutCancel(ctx), id)}
 	}
 	var exit utilexec.ExitError
 	switch {

@@ -66,14 +66,23 @@ func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec)
 	}
 	made := &corev1.Pod{}
 	if err := c.create(ctx, c.core, "pods", pod, made); err != nil {
-		c.removeCompanions(ctx, token, "", len(spec.SecretEnv) > 0)
+		c.removeCompanions(ctx, token, len(spec.SecretEnv) > 0)
 		return "", err
 	}
 	err = c.create(ctx, c.network, "networkpolicies", denyAll(made, token), &networkingv1.NetworkPolicy{})
 	if err == nil && len(spec.SecretEnv) > 0 {
 		err = c.ownSecret(ctx, made, token)
 	}
-	return podID(made), err
+	if err != nil {
+		// A sandbox without its policy, or whose Secret the cluster would
+		// not remove with it, is not kept.
+		if removeErr := c.RemoveContainer(ctx, podID(made)); removeErr != nil {
+			return podID(made), err
+		}
+		c.removeCompanions(ctx, token, len(spec.SecretEnv) > 0)
+		return "", err
+	}
+	return podID(made), nil
 }
 
 // create posts obj to the resource and reads what the cluster made into
@@ -98,10 +107,10 @@ func (c *Client) ownSecret(ctx context.Context, pod *corev1.Pod, token string) e
 
 // removeCompanions removes the NetworkPolicy and the Secret made for the
 // create with token, when no pod owns them to take them along.
-func (c *Client) removeCompanions(ctx context.Context, token string, policy types.UID, secret bool) {
+func (c *Client) removeCompanions(ctx context.Context, token string, secret bool) {
 	_ = c.call(ctx, "the request to remove a network policy", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.network.Delete().Namespace(c.namespace).Resource("networkpolicies").Name(companionName(token)).
-			Body(deleteOptions(policy, 0)).Do(ctx).Error()
+			Body(deleteOptions("", 0)).Do(ctx).Error()
 	})
 	if secret {
 		_ = c.call(ctx, "the request to remove a secret", engine.QuickCallTimeout, func(ctx context.Context) error {
@@ -167,10 +176,10 @@ const startPoll = 250 * time.Millisecond
 // StartContainer waits until the pod's container has started (the kubelet
 // starts a pod by itself), or says why it does not: not scheduled, its
 // image not pulled, its configuration refused. A container that started
-// and ended is the caller's to judge.
+// and ended is the caller's to judge. Pulling an image can take long: the
+// wait is bounded by the caller's deadline (the create timeout), each read
+// by its own.
 func (c *Client) StartContainer(ctx context.Context, id string) error {
-	ctx, cancel := context.WithTimeout(ctx, engine.SlowCallTimeout)
-	defer cancel()
 	for {
 		pod, err := c.getPod(ctx, id)
 		if err != nil {
@@ -183,8 +192,8 @@ func (c *Client) StartContainer(ctx context.Context, id string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("pod %s did not start within %s (its phase is %s)", podName(id), engine.SlowCallTimeout,
-				pod.Status.Phase)
+			return fmt.Errorf("pod %s did not start in time (its phase is %s): %w", podName(id), pod.Status.Phase,
+				ctx.Err())
 		case <-time.After(startPoll):
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -175,4 +176,150 @@ func TestAccCluster_drift(t *testing.T) {
 			ConfigStateChecks: isolated,
 		},
 	})
+}
+
+// TestAccCluster_hardening maps every hardening attribute onto the pod and
+// checks each from the cluster's data and from inside the sandbox, an
+// empty second plan, and an import, in each network-less runtime class.
+func TestAccCluster_hardening(t *testing.T) {
+	base := acctest.ClusterName(t)
+	for _, class := range acctest.IsolatedClasses {
+		t.Run(class, func(t *testing.T) {
+			secret := "token-" + acctest.RandString(16)
+			config := clusterConfig(t, class, base+"-"+class, fmt.Sprintf(`
+  user              = "1000:1000"
+  cap_drop          = ["ALL"]
+  read_only         = true
+  memory            = 128
+  cpus              = 0.5
+  tmpfs             = { "/scratch" = "size=8m" }
+  env               = { PLAIN = "visible" }
+  env_wo            = { API_TOKEN = %q }
+  env_wo_version    = 1
+  labels            = { "team.example.com/owner" = "agents" }
+`, secret))
+			acctest.ClusterTest(t, []resource.TestStep{
+				{
+					Config: config,
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.StateLacks{Secret: secret},
+						acctest.ClusterCheck(t, addr, func(ctx context.Context, _ engine.Container, pod *corev1.Pod) error {
+							return hardenedPod(pod, secret)
+						}),
+						acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Container, _ *corev1.Pod) error {
+							return hardenedInside(ctx, t, c.ID, secret, class == "gvisor")
+						}),
+					},
+				},
+				{Config: config, PlanOnly: true},
+				{
+					ResourceName:            addr,
+					ImportState:             true,
+					ImportStateVerify:       true,
+					ImportStateVerifyIgnore: []string{"env_wo", "env_wo_version"},
+				},
+			})
+		})
+	}
+}
+
+// hardenedPod checks the pod spec of TestAccCluster_hardening's sandbox.
+func hardenedPod(pod *corev1.Pod, secret string) error {
+	c := pod.Spec.Containers[0]
+	sc := c.SecurityContext
+	switch {
+	case pod.Spec.AutomountServiceAccountToken == nil || *pod.Spec.AutomountServiceAccountToken:
+		return fmt.Errorf("the pod mounts its service account's token")
+	case sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 1000 || sc.RunAsGroup == nil || *sc.RunAsGroup != 1000:
+		return fmt.Errorf("the container does not run as 1000:1000: %+v", sc)
+	case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+		return fmt.Errorf("the container may gain privileges")
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		return fmt.Errorf("the container's root is writable")
+	case sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL":
+		return fmt.Errorf("the container keeps capabilities: %+v", sc.Capabilities)
+	case sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault:
+		return fmt.Errorf("the container runs without the runtime's seccomp profile")
+	case c.Resources.Limits.Memory().Value() != 128<<20 || c.Resources.Limits.Cpu().MilliValue() != 500:
+		return fmt.Errorf("the container's limits are %v", c.Resources.Limits)
+	}
+	for _, e := range c.Env {
+		if e.Value == secret || (e.Name == "API_TOKEN" && (e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil)) {
+			return fmt.Errorf("the pod spec holds env_wo's value instead of a reference to the sandbox's Secret")
+		}
+	}
+	return nil
+}
+
+// hardenedInside checks TestAccCluster_hardening's sandbox from inside.
+// gVisor's /proc does not show no_new_privs (the pod spec, which the node's
+// runtime applies, is checked by hardenedPod).
+func hardenedInside(ctx context.Context, t *testing.T, id, secret string, gvisor bool) error {
+	nnp := "grep NoNewPrivs /proc/self/status"
+	if gvisor {
+		nnp = "echo NoNewPrivs: 1"
+	}
+	for _, probe := range []struct{ cmd, want string }{
+		{"id -u; id -g", "1000\n1000"},
+		{"grep CapEff /proc/self/status", "0000000000000000"},
+		{nnp, "1"},
+		{"echo $PLAIN $API_TOKEN", "visible " + secret},
+		{"touch /root-written 2>&1 || echo refused", "refused"},
+		{"head -c 9000000 /dev/zero > /scratch/big 2>&1 || echo full", "full"},
+	} {
+		out, _, err := acctest.InPod(ctx, t, id, "sh", "-c", probe.cmd)
+		if err != nil || !strings.Contains(out, probe.want) {
+			return fmt.Errorf("inside, %q gave %q (%w), want %q", probe.cmd, out, err, probe.want)
+		}
+	}
+	return nil
+}
+
+// TestAccCluster_refused checks that what a pod cannot carry is refused at
+// plan, on its attribute, and that the resources that need a Docker engine
+// say so.
+func TestAccCluster_refused(t *testing.T) {
+	name := acctest.ClusterName(t)
+	var steps []resource.TestStep
+	for _, c := range []struct{ extra, want string }{
+		{`  ports = [{ internal = 80 }]`, "Remove ports"},
+		{`  shm_size = 128`, "Remove shm_size"},
+		{`  files = { "/etc/agent.conf" = { content = "x" } }`, "Remove files"},
+		{`  pids_limit = 64`, "cannot apply pids_limit"},
+		{`  ulimits = { nofile = { soft = 64, hard = 64 } }`, "cannot apply ulimits"},
+		{`  memory = 64
+  memory_swap = 128`, "cannot apply memory_swap"},
+		{`  user = "nobody"`, "names its user by number"},
+		{`  running = false`, "cannot be made and kept stopped"},
+		{`  security_opts = ["apparmor=docker-default"]`, "carries only no-new-privileges"},
+		{`  tmpfs = { "/tmp" = "size=8m,mode=1777" }`, "takes only size"},
+		{`  runtime = "runc"`, "leave runtime unset"},
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      clusterConfig(t, "", name, c.extra),
+			PlanOnly:    true,
+			ExpectError: acctest.Phrase(c.want),
+		})
+	}
+	steps = append(steps, resource.TestStep{
+		Config:      clusterConfig(t, "", "Upper_Case", ""),
+		PlanOnly:    true,
+		ExpectError: acctest.Phrase("takes lower-case letters"),
+	}, resource.TestStep{
+		Config: acctest.ClusterProvider(t, "") + `
+resource "sandbox_image" "test" {
+  name    = "x:1"
+  context = "."
+}`,
+		PlanOnly:    true,
+		ExpectError: acctest.Phrase("sandbox_image works on a Docker engine"),
+	}, resource.TestStep{
+		Config: acctest.ClusterProvider(t, "") + `
+resource "sandbox_volume" "test" {
+  name = "workspace"
+}`,
+		PlanOnly:    true,
+		ExpectError: acctest.Phrase("sandbox_volume works on a Docker engine"),
+	})
+	acctest.ClusterTest(t, steps)
 }

@@ -31,15 +31,7 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	if r.Client == nil {
 		return
 	}
-	if runtime := plan["runtime"]; runtime.IsKnown() && !runtime.IsNull() && !r.Client.HonoursRuntime(ctx) {
-		var name string
-		_ = runtime.As(&name)
-		resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime not honoured by this engine", fmt.Sprintf(
-			"The engine at %s is %s, whose Docker-compatible API ignores the runtime a container asks for and "+
-				"runs its own default runtime, so runtime = %q would not be honoured. Remove runtime and make "+
-				"the runtime Podman's default on that host (containers.conf: [engine] runtime = \"runsc\"), or "+
-				"place this sandbox on a Docker engine.", r.Client.Endpoint(), r.Client.Kind(ctx), name))
-	}
+	r.refuseIgnoredRuntime(ctx, plan["runtime"], resp)
 	kind := r.Client.Kind(ctx)
 	if kind == engine.Podman {
 		refuseTmpfsOwners(plan["tmpfs"], resp)
@@ -94,6 +86,20 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	resp.Diagnostics.AddWarning("Limit change replaces the sandbox", fmt.Sprintf(
 		"Changing %s replaces the sandbox with a new one that has the new limits: %s.",
 		strings.Join(changed, ", "), why))
+}
+
+// refuseIgnoredRuntime refuses a runtime the engine would ignore.
+func (r *Resource) refuseIgnoredRuntime(ctx context.Context, runtime tftypes.Value, resp *resource.ModifyPlanResponse) {
+	if !runtime.IsKnown() || runtime.IsNull() || r.Client.HonoursRuntime(ctx) {
+		return
+	}
+	var name string
+	_ = runtime.As(&name)
+	resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime not honoured by this engine", fmt.Sprintf(
+		"The engine at %s is %s, whose Docker-compatible API ignores the runtime a container asks for and "+
+			"runs its own default runtime, so runtime = %q would not be honoured. Remove runtime and make "+
+			"the runtime Podman's default on that host (containers.conf: [engine] runtime = \"runsc\"), or "+
+			"place this sandbox on a Docker engine.", r.Client.Endpoint(), r.Client.Kind(ctx), name))
 }
 
 // checkAgainstEngine refuses, at plan time, memory and CPUs the engine does

@@ -1,0 +1,57 @@
+package provider_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+)
+
+// TestAccCluster_moveExample applies examples/kubernetes through the real
+// CLI: the hardened sandbox on the machine's Docker engine, then moved to
+// the test cluster by its variable (created there, removed from Docker, in
+// one apply), an empty plan, and a destroy that leaves nothing on either.
+func TestAccCluster_moveExample(t *testing.T) {
+	kubeconfig := acctest.RequireCluster(t)
+	name := acctest.Name(t)
+	cli := acctest.NewCLI(t, "")
+	example, err := os.ReadFile(filepath.Join(acctest.ModuleRoot(t), "examples", "kubernetes", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := strings.NewReplacer(`"agent-1"`, `"`+name+`"`).Replace(string(example))
+	acctest.Write(t, filepath.Join(cli.Dir, "main.tf"), config)
+	vars := func(placement string) []string {
+		return []string{"-var", "placement=" + placement, "-var", "kubeconfig=" + kubeconfig, "-var", "image=" + acctest.TestImage}
+	}
+	defer cli.Run(append([]string{"destroy", "-auto-approve"}, vars("cluster")...)...)
+
+	cli.Run(append([]string{"apply", "-auto-approve"}, vars("docker")...)...)
+	if v := isolation.Assess(acctest.Inspect(t, name)); !v.Isolated {
+		t.Errorf("the sandbox on Docker is not isolated: %s", v.Reason)
+	}
+	out := cli.Run(append([]string{"apply", "-auto-approve"}, vars("cluster")...)...)
+	if !strings.Contains(out, "1 added, 0 changed, 1 destroyed") {
+		t.Errorf("the move was not one creation and one removal:\n%s", out)
+	}
+	acctest.ExpectNoContainers(t, name, "the move")
+	c, err := acctest.Cluster(t).InspectContainer(context.Background(), acctest.ClusterNamespace+"/"+name)
+	if err != nil {
+		t.Fatalf("the sandbox on the cluster: %v", err)
+	}
+	if v := isolation.Assess(c); !v.Isolated || !engine.IsRunning(c) {
+		t.Errorf("the sandbox on the cluster is not isolated and running: %+v", v)
+	}
+	if plan := cli.Run(append([]string{"plan"}, vars("cluster")...)...); !strings.Contains(plan, "No changes") {
+		t.Errorf("a second plan is not empty:\n%s", plan)
+	}
+	cli.Run(append([]string{"destroy", "-auto-approve"}, vars("cluster")...)...)
+	if _, err := acctest.Cluster(t).InspectContainer(context.Background(), c.ID); !engine.IsNotFound(err) {
+		t.Errorf("the pod is still there after destroy (%v)", err)
+	}
+}
