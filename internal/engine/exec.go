@@ -24,6 +24,12 @@ type ExecSpec struct {
 	// MaxOutput is how many bytes of each stream the result keeps (the
 	// first ones); zero keeps everything.
 	MaxOutput int
+	// Timeout is how long the command may run once it started, zero as
+	// long as the caller's context allows: the work before it starts (the
+	// listing of the sandbox's processes a kill needs, the exec's creation)
+	// does not count against it, so that a slow engine does not turn a
+	// command's timeout into an engine error.
+	Timeout time.Duration
 }
 
 // ExecResult is what a command run in a container gave.
@@ -147,11 +153,13 @@ func (c *Client) RunExec(ctx context.Context, id string, spec ExecSpec) (ExecRes
 		return ExecResult{}, err
 	}
 	defer att.Close()
+	runCtx, cancel := WithRunTimeout(ctx, spec.Timeout)
+	defer cancel()
 	stdout, stderr := &boundedBuffer{max: spec.MaxOutput}, &boundedBuffer{max: spec.MaxOutput}
-	_, copyErr := stdcopy.StdCopy(stdout, stderr, closeWhenDone(ctx, att))
-	if ctx.Err() != nil {
+	_, copyErr := stdcopy.StdCopy(stdout, stderr, closeWhenDone(runCtx, att))
+	if runCtx.Err() != nil {
 		stop := c.stopExec(context.WithoutCancel(ctx), id, spec.User, marker, before)
-		return ExecResult{}, &ExecInterruptedError{Container: id, Cause: ctx.Err(), Stop: stop}
+		return ExecResult{}, &ExecInterruptedError{Container: id, Cause: runCtx.Err(), Stop: stop}
 	}
 	if copyErr != nil {
 		return ExecResult{}, copyErr
@@ -216,6 +224,15 @@ func (c *Client) inspectExec(ctx context.Context, execID string) (container.Exec
 		return err
 	})
 	return res, err
+}
+
+// WithRunTimeout bounds a started command's context by its ExecSpec's
+// Timeout, when it has one.
+func WithRunTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, timeout)
 }
 
 // closeWhenDone returns att's output stream, closed when ctx ends: it is a

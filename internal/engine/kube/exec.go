@@ -59,11 +59,13 @@ func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (
 		return engine.ExecResult{}, err
 	}
 	out := engine.NewOutput(spec.MaxOutput)
+	runCtx, cancel := engine.WithRunTimeout(ctx, spec.Timeout)
+	defer cancel()
 	done := engine.InFlight()
-	err = exec.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: out.Stdout(), Stderr: out.Stderr()})
+	err = exec.StreamWithContext(runCtx, remotecommand.StreamOptions{Stdout: out.Stdout(), Stderr: out.Stderr()})
 	done()
-	if ctx.Err() != nil {
-		return engine.ExecResult{}, &engine.ExecInterruptedError{Container: id, Cause: ctx.Err(),
+	if runCtx.Err() != nil {
+		return engine.ExecResult{}, &engine.ExecInterruptedError{Container: id, Cause: runCtx.Err(),
 			Stop: c.stopExec(context.WithoutCancel(ctx), id)}
 	}
 	var exit utilexec.ExitError

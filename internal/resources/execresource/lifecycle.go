@@ -93,9 +93,9 @@ func runIn(ctx context.Context, client engine.Engine, c run) (engine.ExecResult,
 		return engine.ExecResult{}, diags
 	}
 
-	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	res, err := client.RunExec(runCtx, id, c.spec)
+	spec := c.spec
+	spec.Timeout = c.timeout
+	res, err := client.RunExec(ctx, id, spec)
 	var interrupted *engine.ExecInterruptedError
 	switch {
 	case errors.As(err, &interrupted) && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
@@ -104,8 +104,8 @@ func runIn(ctx context.Context, client engine.Engine, c run) (engine.ExecResult,
 				"finish sooner.", program(c.spec.Command), engine.ShortID(id), c.timeout, err)))
 		return res, diags
 	case err != nil:
-		diags.AddError("Cannot run command", c.secrets.Redact(fmt.Sprintf("Running %s in sandbox %s on the "+
-			"%s failed: %v", program(c.spec.Command), engine.ShortID(id), client.Where(), err)))
+		diags.AddError("Cannot run command", c.secrets.Redact(fmt.Sprintf("%s in sandbox %s could not be run "+
+			"on %s: %v", program(c.spec.Command), engine.ShortID(id), client.Where(), err)))
 		return res, diags
 	}
 	if !slices.Contains(c.codes, int64(res.ExitCode)) {
