@@ -198,3 +198,34 @@ func waitRunning(ctx context.Context, t *testing.T, name string) error {
 		}
 	}
 }
+
+// ExpectOnlyStatePods fails the test when a pod named prefix* is not in
+// the working directory's state, by its ID or, for a cut-off create
+// recorded tainted, by its create token; and returns the IDs of those that
+// are. Pods on their way out (deleted, not yet gone) are not counted.
+func (c *CLI) ExpectOnlyStatePods(prefix string) []string {
+	c.t.Helper()
+	inState := map[string]bool{}
+	for _, id := range c.StateIDs() {
+		inState[id] = true
+	}
+	core, _ := Cluster(c.t).API()
+	list := &corev1.PodList{}
+	if err := core.Get().Namespace(ClusterNamespace).Resource("pods").Do(context.Background()).Into(list); err != nil {
+		c.t.Fatalf("listing pods: %v", err)
+	}
+	var ids []string
+	for _, p := range list.Items {
+		if !strings.HasPrefix(p.Name, prefix) || p.DeletionTimestamp != nil {
+			continue
+		}
+		id := p.Namespace + "/" + p.Name + "/" + string(p.UID)
+		if token := p.Labels[engine.LabelCreateToken]; token != "" && inState[pendingCreate+token] {
+			c.t.Logf("pod %s is in the state as a cut-off create, tainted", id)
+		} else if !inState[id] {
+			c.t.Fatalf("pod %s is on the cluster but not in the state", id)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}

@@ -47,6 +47,9 @@ type ContainerSpec struct {
 	Ports       []PortBinding
 	Restart     string // restart policy; empty: "no"
 	Mounts      []Mount
+	// Files are mounted when the sandbox is made, by a backend whose Facts
+	// say MountsFiles; the Docker engine is given them with CopyFiles.
+	Files []File
 }
 
 // Mount is a volume or a host path mounted into a container. Bind mounts'

@@ -33,6 +33,10 @@ type Facts struct {
 	DataRoot string
 	// Arch is the engine host's architecture, as uname -m prints it.
 	Arch string
+	// MountsFiles says the backend mounts a sandbox's files when it makes
+	// it (ContainerSpec.Files), read-only: it takes no CopyFiles, no
+	// WhereFilesGo and no image derived for a read-only root (a cluster).
+	MountsFiles bool
 }
 
 // Enforcement is which limits an engine applies; one it does not is

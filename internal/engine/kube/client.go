@@ -236,6 +236,7 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 		DefaultRuntime: c.class,
 		Enforces:       enforcement,
 		Seccomp:        engine.Seccomp{Enabled: true},
+		MountsFiles:    true,
 	}
 	c.facts = &f
 	return f, nil

@@ -46,9 +46,9 @@ func podName(id string) string {
 }
 
 // CreateContainer makes the sandbox's pod, its Secret first when it has
-// write-only environment, then its deny-all NetworkPolicy, both owned by
-// the pod. What a failed create made is removed here when it can be; the
-// rest carries the create token, by which the caller removes it.
+// write-only environment or files, then its deny-all NetworkPolicy, both
+// owned by the pod. What a failed create made is removed here when it can
+// be; the rest carries the create token, by which the caller removes it.
 func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
 	ctx, cancel := engine.Uncancelled(ctx)
 	defer cancel()
@@ -57,20 +57,20 @@ func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec)
 	if err != nil {
 		return "", invalid{err}
 	}
-	if len(spec.SecretEnv) > 0 {
-		secret := &corev1.Secret{ObjectMeta: companionMeta(pod, token), Data: secretData(spec),
-			Type: corev1.SecretTypeOpaque}
-		if err := c.create(ctx, c.core, "secrets", secret, &corev1.Secret{}); err != nil {
+	secret := needsSecret(spec)
+	if secret {
+		s := &corev1.Secret{ObjectMeta: companionMeta(pod, token), Data: secretData(spec), Type: corev1.SecretTypeOpaque}
+		if err := c.create(ctx, c.core, "secrets", s, &corev1.Secret{}); err != nil {
 			return "", err
 		}
 	}
 	made := &corev1.Pod{}
 	if err := c.create(ctx, c.core, "pods", pod, made); err != nil {
-		c.removeCompanions(ctx, token, len(spec.SecretEnv) > 0)
+		c.removeCompanions(ctx, token, secret)
 		return "", err
 	}
 	err = c.create(ctx, c.network, "networkpolicies", denyAll(made, token), &networkingv1.NetworkPolicy{})
-	if err == nil && len(spec.SecretEnv) > 0 {
+	if err == nil && secret {
 		err = c.ownSecret(ctx, made, token)
 	}
 	if err != nil {
@@ -79,7 +79,7 @@ func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec)
 		if removeErr := c.RemoveContainer(ctx, podID(made)); removeErr != nil {
 			return podID(made), err
 		}
-		c.removeCompanions(ctx, token, len(spec.SecretEnv) > 0)
+		c.removeCompanions(ctx, token, secret)
 		return "", err
 	}
 	return podID(made), nil

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -113,8 +114,9 @@ func containerFor(spec engine.ContainerSpec) (corev1.Container, []corev1.Volume,
 		Env: envFor(spec), SecurityContext: sc, Resources: resources,
 	}
 	volumes, mounts, err := tmpfsVolumes(spec.Tmpfs)
-	c.VolumeMounts = mounts
-	return c, volumes, err
+	fileVolumes, fileMounts := filesVolume(spec)
+	c.VolumeMounts = append(mounts, fileMounts...)
+	return c, append(volumes, fileVolumes...), err
 }
 
 // envFor is the container's environment: the write-only variables from
@@ -135,7 +137,12 @@ func envFor(spec engine.ContainerSpec) []corev1.EnvVar {
 	return env
 }
 
-// secretData is the write-only environment, for the sandbox's Secret.
+// needsSecret reports whether the sandbox has a Secret: for its write-only
+// environment, or its files.
+func needsSecret(spec engine.ContainerSpec) bool { return len(spec.SecretEnv)+len(spec.Files) > 0 }
+
+// secretData is the sandbox's Secret: the write-only environment by the
+// variables' names, and the files by fileKey.
 func secretData(spec engine.ContainerSpec) map[string][]byte {
 	data := map[string][]byte{}
 	for _, kv := range spec.Env {
@@ -143,8 +150,33 @@ func secretData(spec engine.ContainerSpec) map[string][]byte {
 			data[name] = []byte(value)
 		}
 	}
+	for i, f := range spec.Files {
+		data[fileKey(i)] = f.Content
+	}
 	return data
 }
+
+// fileKey is the key of the i-th file in the sandbox's Secret: never an
+// environment variable's name, which has no '-'.
+func fileKey(i int) string { return fmt.Sprintf("file-%d", i) }
+
+// filesVolume mounts each file from the sandbox's Secret at its path,
+// read-only, with its mode, owned by root.
+func filesVolume(spec engine.ContainerSpec) ([]corev1.Volume, []corev1.VolumeMount) {
+	if len(spec.Files) == 0 {
+		return nil, nil
+	}
+	source := &corev1.SecretVolumeSource{SecretName: companionName(spec.Labels[engine.LabelCreateToken])}
+	var mounts []corev1.VolumeMount
+	for i, f := range spec.Files {
+		source.Items = append(source.Items, corev1.KeyToPath{Key: fileKey(i), Path: fileKey(i), Mode: ptr(int32(f.Mode))})
+		mounts = append(mounts, corev1.VolumeMount{Name: filesVolumeName, MountPath: f.Path, SubPath: fileKey(i), ReadOnly: true})
+	}
+	return []corev1.Volume{{Name: filesVolumeName, VolumeSource: corev1.VolumeSource{Secret: source}}}, mounts
+}
+
+// filesVolumeName names the volume of the sandbox's files.
+const filesVolumeName = "files"
 
 // securityContext is the container's privileges: user, capabilities, no
 // new privileges, read-only root and seccomp.
@@ -211,7 +243,7 @@ func resourcesFor(spec engine.ContainerSpec) (corev1.ResourceRequirements, error
 	// No swap is what a pod has: memory_swap equal to memory.
 	if l.MemorySwap != l.Memory || l.PidsLimit != 0 || len(spec.Ulimits) > 0 || spec.ShmSize != 0 ||
 		len(spec.Ports) > 0 || len(spec.Mounts) > 0 {
-		return corev1.ResourceRequirements{}, fmt.Errorf("a pod carries no memory_swap, pids_limit, ulimits, " +
+		return corev1.ResourceRequirements{}, errors.New("a pod carries no memory_swap, pids_limit, ulimits, " +
 			"shm_size, ports or mounts")
 	}
 	list := corev1.ResourceList{}

@@ -1,7 +1,9 @@
 package containerresource
 
 import (
+	"encoding/base64"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,10 +17,10 @@ import (
 )
 
 // What a sandbox on a Kubernetes cluster cannot have (engine.Kubernetes):
-// a pod carries no host ports, volumes, /dev/shm size or files yet, cannot
-// be stopped and kept, renamed or changed in place, and names its user by
-// number. Each is refused at plan, on its attribute, never accepted and
-// ignored; the limits a pod cannot carry (memory_swap, pids_limit,
+// a pod carries no host ports, volumes or /dev/shm size yet, nor files
+// beyond what its Secret holds, cannot be stopped and kept, renamed or
+// changed in place, and names its user by number. Each is refused at plan,
+// on its attribute, never accepted and ignored; the limits a pod cannot carry (memory_swap, pids_limit,
 // ulimits) are refused with the other engines' through engine.Facts.
 
 // clusterRefused are the attributes a sandbox on a cluster cannot set, and
@@ -27,8 +29,12 @@ var clusterRefused = []struct{ attr, why string }{
 	{"ports", "a sandbox on a cluster has no network, so no port can reach it"},
 	{"shm_size", "a pod's /dev/shm is the runtime's; mount a tmpfs where the sandbox needs more"},
 	{"mounts", "volumes and host paths are not mounted into pods yet"},
-	{"files", "files are not written into pods yet; build them into the image"},
 }
+
+// clusterFilesBytes bounds a sandbox's files on a cluster: they travel in
+// its Secret, which the API server takes up to 1 MiB, with room for the
+// write-only environment beside them.
+const clusterFilesBytes = 1_000_000
 
 // podNamePattern is a pod's name: a DNS subdomain, lower case.
 var podNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
@@ -71,6 +77,11 @@ func (r *Resource) planForCluster(plan, state map[string]tftypes.Value, facts en
 		}
 	}
 	r.planClusterTmpfs(plan, refuse)
+	if total := plannedFilesBytes(plan["files"]); total > clusterFilesBytes {
+		refuse(path.Root("files"), "Files too large for a Kubernetes cluster", fmt.Sprintf("The files have %d bytes, "+
+			"more than the %d a sandbox's files may have on a cluster, where they travel in the sandbox's Secret. "+
+			"Build larger files into the image instead", total, clusterFilesBytes))
+	}
 	r.planClusterRuntime(plan, facts, refuse)
 	if state == nil {
 		return
@@ -110,6 +121,33 @@ func (r *Resource) planClusterRuntime(plan map[string]tftypes.Value, facts engin
 			"kubernetes.runtime_class); leave runtime unset, or name that class or its handler %q", runtime,
 			facts.DefaultRuntime, facts.Runtimes[facts.DefaultRuntime]))
 	}
+}
+
+// plannedFilesBytes is the size of the planned files whose content is
+// known: inline, or a source file's.
+func plannedFilesBytes(files tftypes.Value) int {
+	var entries map[string]tftypes.Value
+	if !files.IsKnown() || files.IsNull() || files.As(&entries) != nil {
+		return 0
+	}
+	total := 0
+	for _, e := range entries {
+		var f map[string]tftypes.Value
+		if e.As(&f) != nil {
+			continue
+		}
+		switch {
+		case f["content"].IsKnown() && !f["content"].IsNull():
+			total += len(values.RawString(f["content"]))
+		case f["content_base64"].IsKnown() && !f["content_base64"].IsNull():
+			total += base64.StdEncoding.DecodedLen(len(values.RawString(f["content_base64"])))
+		case f["source"].IsKnown() && !f["source"].IsNull():
+			if st, err := os.Stat(values.RawString(f["source"])); err == nil {
+				total += int(min(st.Size(), 1<<40))
+			}
+		}
+	}
+	return total
 }
 
 // numericUser reports whether a user is "UID" or "UID:GID".

@@ -3,9 +3,12 @@ package containerresource_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -197,6 +200,10 @@ func TestAccCluster_hardening(t *testing.T) {
   env_wo            = { API_TOKEN = %q }
   env_wo_version    = 1
   labels            = { "team.example.com/owner" = "agents" }
+  files = {
+    "/etc/agent/task.txt" = { content = "the task\n" }
+    "/opt/bin/run"        = { content = "#!/bin/sh\necho ran\n", mode = "0755" }
+  }
 `, secret))
 			acctest.ClusterTest(t, []resource.TestStep{
 				{
@@ -216,7 +223,7 @@ func TestAccCluster_hardening(t *testing.T) {
 					ResourceName:            addr,
 					ImportState:             true,
 					ImportStateVerify:       true,
-					ImportStateVerifyIgnore: []string{"env_wo", "env_wo_version"},
+					ImportStateVerifyIgnore: []string{"env_wo", "env_wo_version", "files"},
 				},
 			})
 		})
@@ -266,6 +273,9 @@ func hardenedInside(ctx context.Context, t *testing.T, id, secret string, gvisor
 		{"echo $PLAIN $API_TOKEN", "visible " + secret},
 		{"touch /root-written 2>&1 || echo refused", "refused"},
 		{"head -c 9000000 /dev/zero > /scratch/big 2>&1 || echo full", "full"},
+		{"cat /etc/agent/task.txt; /opt/bin/run", "the task\nran"},
+		{"stat -c '%a %u' /etc/agent/task.txt /opt/bin/run", "644 0\n755 0"},
+		{"echo x > /etc/agent/task.txt 2>&1 || echo refused", "refused"},
 	} {
 		out, _, err := acctest.InPod(ctx, t, id, "sh", "-c", probe.cmd)
 		if err != nil || !strings.Contains(out, probe.want) {
@@ -284,7 +294,8 @@ func TestAccCluster_refused(t *testing.T) {
 	for _, c := range []struct{ extra, want string }{
 		{`  ports = [{ internal = 80 }]`, "Remove ports"},
 		{`  shm_size = 128`, "Remove shm_size"},
-		{`  files = { "/etc/agent.conf" = { content = "x" } }`, "Remove files"},
+		{`  files = { "/etc/agent.conf" = { content_base64 = "` + strings.Repeat("AAAA", 340_000) + `" } }`,
+			"more than the 1000000 a sandbox's files may have on a cluster"},
 		{`  pids_limit = 64`, "cannot apply pids_limit"},
 		{`  ulimits = { nofile = { soft = 64, hard = 64 } }`, "cannot apply ulimits"},
 		{`  memory = 64
@@ -322,4 +333,50 @@ resource "sandbox_volume" "test" {
 		ExpectError: acctest.Phrase("sandbox_volume works on a Docker engine"),
 	})
 	acctest.ClusterTest(t, steps)
+}
+
+// Applies of 10 sandboxes on the cluster, each interrupted by one Ctrl-C at
+// a random moment, 5 times in a row: after each, every pod the cluster
+// holds is in the state, and the provider does not outlive terraform (the
+// Docker engines' passes run the same with 30 sandboxes, 20 times).
+func TestAccCluster_interruptsNeverLeak(t *testing.T) {
+	const count, trials = 10, 5
+	acctest.RequireCluster(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("interrupt moments from seed %d", seed)
+	random := rand.New(rand.NewPCG(seed, seed))
+	name := acctest.ClusterName(t)
+	tf := acctest.NewCLI(t, acctest.ClusterProvider(t, "none")+fmt.Sprintf(`
+resource "sandbox_container" "test" {
+  count        = %d
+  name         = "%s-${count.index}"
+  image        = %q
+  network_mode = "none"
+}
+`, count, name, acctest.TestImage))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	interrupted := 0
+	for attempt := 1; interrupted < trials; attempt++ {
+		if attempt > 2*trials {
+			t.Fatalf("only %d of %d applies were still running when the Ctrl-C came", interrupted, attempt-1)
+		}
+		apply := tf.Start("apply", "-auto-approve")
+		apply.WaitFor(t, "Creating...", time.Minute)
+		after := time.Duration(random.Int64N(int64(2 * time.Second)))
+		time.Sleep(after)
+		if err := apply.Cmd.Process.Signal(os.Interrupt); err == nil {
+			interrupted++
+		}
+		if out, err := apply.Wait(2 * time.Minute); err != nil && apply.Cmd.ProcessState == nil {
+			t.Fatalf("attempt %d: the apply did not end after one Ctrl-C: %v\n%s", attempt, err, out)
+		}
+		acctest.WaitForProviderExit(t, time.Minute)
+		ids := tf.ExpectOnlyStatePods(name)
+		t.Logf("attempt %d: Ctrl-C %s after the first create: %d of %d sandboxes made, all in the state",
+			attempt, after.Round(time.Millisecond), len(ids), count)
+		tf.Run("destroy", "-auto-approve")
+		if left := tf.ExpectOnlyStatePods(name); len(left) > 0 {
+			t.Fatalf("attempt %d: pods left after destroy: %v", attempt, left)
+		}
+	}
 }

@@ -30,10 +30,12 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	token := engine.NewCreateToken()
 	spec.Labels[engine.LabelCreateToken] = token
-	paths := make([]string, 0, len(files))
-	for _, f := range files {
-		paths = append(paths, f.Path)
+	if r.mountsFiles(ctx) {
+		// The backend mounts them as it makes the sandbox: nothing to
+		// write into it, nor to derive for a read-only root.
+		spec.Files, files = files, nil
 	}
+	paths := pathsOf(files)
 	if spec.ReadOnly && len(files) > 0 {
 		// A read-only root cannot be written into: the files go into an
 		// image derived from the configured one (files.go).
@@ -87,6 +89,22 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	m.setObserved(ctx, c, added)
 	return added, diags
+}
+
+// pathsOf is the files' paths in the sandbox.
+func pathsOf(files []engine.File) []string {
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	return paths
+}
+
+// mountsFiles reports whether the backend mounts a sandbox's files as it
+// makes it (engine.Facts.MountsFiles).
+func (r *Resource) mountsFiles(ctx context.Context) bool {
+	facts, err := r.Client.Facts(ctx)
+	return err == nil && facts.MountsFiles
 }
 
 // deriveFilesImage builds the image derived from spec's for the files of a

@@ -53,7 +53,7 @@ func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag
 	if derived {
 		err = r.Client.RemoveImage(ctx, id)
 	}
-	if err != nil && !engine.IsNotFound(err) {
+	if err != nil && !engine.IsNotFound(err) && !engine.IsUnsupported(err) { // a cluster mounts files, deriving none
 		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
 			"The sandbox is gone, but the image holding its files (%s) could not be removed from the Docker engine "+
 				"at %s: %s. Remove it by hand: docker -H %s rmi %s",
