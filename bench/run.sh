@@ -25,6 +25,10 @@
 #                        phases through the local socket, over TLS (the
 #                        test TLS engine) and over SSH (the local engine
 #                        behind the test sshd), interleaved; 0 skips them
+#   BENCH_CLUSTER_N="50 200" sandboxes for the cluster rows: the same phases
+#                        on the test cluster (scripts/cluster.sh, started
+#                        here when it does not run), against the cluster's
+#                        own API (bench/clusterfloor); 0 skips them
 #
 # Run through `make bench`, which makes sure an engine and the image exist.
 set -euo pipefail
@@ -41,12 +45,14 @@ for dir in tf tf-alone tf-framework; do
   mkdir -p "$work/$dir"
   cp "$repo/bench/terraform/main.tf" "$work/$dir/main.tf"
 done
-mkdir -p "$work/tf-files"
+mkdir -p "$work/tf-files" "$work/tf-cluster"
 cp "$repo/bench/files/main.tf" "$work/tf-files/main.tf"
+cp "$repo/bench/cluster/main.tf" "$work/tf-cluster/main.tf"
 
 echo "== building the provider, the floor, bench/noop, bench/settle and the peak-RSS wrapper"
 (cd "$repo" && go build -o "$work/terraform-provider-sandbox" . &&
   go build -o "$work/floor" ./bench/floor &&
+  go build -o "$work/clusterfloor" ./bench/clusterfloor &&
   go build -o "$work/settle" ./bench/settle &&
   go build -o "$work/noop" ./bench/noop &&
   go build -o "$work/plugin/terraform-provider-sandbox" ./bench/peakrss)
@@ -64,6 +70,8 @@ export BENCH_PROVIDER_BINARY="$work/terraform-provider-sandbox" BENCH_RSS_FILE="
 export TF_VAR_image="$image"
 
 remote_n="${BENCH_REMOTE_N:-50}"
+cluster_counts="${BENCH_CLUSTER_N:-50 200}"
+cluster_started=0
 
 cleanup() {
   docker ps -aq --filter name='^/tfbench-' | xargs -r docker rm -f >/dev/null 2>&1 || true
@@ -73,7 +81,11 @@ cleanup() {
       env $("$repo/scripts/engines.sh" env tls) xargs -r docker rm -f >/dev/null 2>&1 || true
   fi
 }
-trap cleanup EXIT
+cleanup_cluster() {
+  cleanup
+  [ "$cluster_started" = 1 ] && "$repo/scripts/cluster.sh" stop >/dev/null 2>&1 || true
+}
+trap cleanup_cluster EXIT
 cleanup
 
 base_path="$PATH"
@@ -159,6 +171,33 @@ if [ "$remote_n" != 0 ]; then
   unset where
 fi
 
+# The cluster rows: the same phases on the test cluster, in its runc
+# RuntimeClass without a network (gVisor's sandboxes cost the node far more
+# memory and CPU than the API's work this measures), against the cluster's
+# own API at Terraform's default concurrency.
+if [ "$cluster_counts" != 0 ]; then
+  if ! "$repo/scripts/cluster.sh" running; then
+    "$repo/scripts/cluster.sh" start
+    cluster_started=1
+  fi
+  # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+  export $("$repo/scripts/cluster.sh" env)
+  export TF_VAR_kubeconfig="$SANDBOX_TEST_KUBECONFIG"
+  for n in $cluster_counts; do
+    for round in $(seq "$rounds"); do
+      echo "== cluster N=$n round $round/$rounds: floor"
+      read -r _ create get remove < <("$work/clusterfloor" -n "$n" -image "$image" -kubeconfig "$SANDBOX_TEST_KUBECONFIG" \
+        -settle "$work/settle")
+      printf '%s\tcfloor\tapply\t%s\t0\t0\n%s\tcfloor\tplan\t%s\t0\t0\n%s\tcfloor\tdestroy\t%s\t0\t0\n' \
+        "$n" "$create" "$n" "$get" "$n" "$remove" >>"$results"
+      echo "== cluster N=$n round $round/$rounds: provider"
+      tfdir=tf-cluster where=cluster tf apply "$n" apply -auto-approve
+      tfdir=tf-cluster where=cluster tf plan "$n" plan -detailed-exitcode
+      tfdir=tf-cluster where=cluster tf destroy "$n" destroy -auto-approve
+    done
+  done
+fi
+
 # The median of a space-separated list, for the tables below. Portable awk
 # (mawk has no asort): insertion sort, then the middle.
 median_awk='
@@ -217,6 +256,31 @@ if [ "$remote_n" != 0 ]; then
         printf "| %-7s | %9.2f | %7.2f | %10.2fx | %7.2f | %10.2fx |\n", p, l, tl, (l > 0 ? tl / l : 0), s, (l > 0 ? s / l : 0)
       }
     }' "$results" | tee "$work/remote.md"
+fi
+
+if [ "$cluster_counts" != 0 ]; then
+  echo
+  echo "Sandboxes on the test cluster (a single node, runc without a network), medians of $rounds rounds:"
+  echo "apply = make the pods and their NetworkPolicies and wait until they run (floor) / terraform apply;"
+  echo "plan = read each pod and its policy / terraform plan; destroy = delete the pods and wait until they are"
+  echo "gone / terraform destroy."
+  echo
+  awk -F'\t' "$median_awk"'
+    $2 == "cluster" || $2 == "cfloor" {
+      key = $1 SUBSEP $3
+      if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
+      secs[$2, key] = secs[$2, key] " " $4
+      if ($2 == "cluster") rss[key] = rss[key] " " $5
+    }
+    END {
+      printf "| %5s | %-7s | %12s | %9s | %6s | %17s |\n", "N", "phase", "provider (s)", "floor (s)", "ratio", "provider peak MiB"
+      printf "|------:|---------|-------------:|----------:|-------:|------------------:|\n"
+      for (i = 1; i <= rows; i++) {
+        split(order[i], kp, SUBSEP)
+        p = median(secs["cluster", order[i]]); f = median(secs["cfloor", order[i]])
+        printf "| %5s | %-7s | %12.2f | %9.2f | %5.2fx | %17.1f |\n", kp[1], kp[2], p, f, (f > 0 ? p / f : 0), median(rss[order[i]]) / 1024
+      }
+    }' "$results" | tee "$work/cluster.md"
 fi
 
 # The files rounds: one sandbox with many files against one with few.

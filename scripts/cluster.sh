@@ -11,7 +11,7 @@
 # listens on loopback, and lives in .build/cluster, /var/lib/tfsandbox-k8s
 # and /run/tfsandbox-k8s.
 #
-# Usage: cluster.sh build | start | stop | env
+# Usage: cluster.sh build | start | stop | running | env
 #
 #   build  builds the binaries into .build/cluster/bin (a cold build is about
 #          2,400 CPU-seconds)
@@ -19,6 +19,7 @@
 #          to be Ready and the test image to be there
 #   stop   stops everything start started, and removes its pods, network
 #          and mounts; the binaries stay
+#   running  exits 0 when the cluster runs
 #   env    prints the variables the tests find the cluster by: its kubeconfig
 #          (SANDBOX_TEST_KUBECONFIG) and the pod network's gateway, an address of
 #          the node (SANDBOX_TEST_POD_GATEWAY)
@@ -255,7 +256,8 @@ authorization: {mode: Webhook}
 clusterDomain: cluster.local
 resolvConf: /etc/resolv.conf
 podCIDR: $pod_cidr
-maxPods: 110
+# The benchmark runs 200 sandboxes on the one node.
+maxPods: 250
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
@@ -445,6 +447,7 @@ case "${1:-}" in
   build) build ;;
   start) start ;;
   stop) stop ;;
+  running) [ -f "$run/kubelet.pid" ] && kill -0 "$(cat "$run/kubelet.pid")" 2>/dev/null ;;
   env) printf "SANDBOX_TEST_KUBECONFIG=%s\nSANDBOX_TEST_POD_GATEWAY=%s\n" "$etc/admin.kubeconfig" "${pod_cidr%.0/24}.1" ;;
-  *) die "usage: cluster.sh build | start | stop | env" ;;
+  *) die "usage: cluster.sh build | start | stop | running | env" ;;
 esac
