@@ -83,6 +83,20 @@ trap stop EXIT
 case "$passes" in faults | cluster) ;; *) scripts/engines.sh start tls ssh podman ;; esac
 case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 
+# What each pass runs. The local pass runs everything; the Podman passes
+# all but the tests whose engine is not the pass's (the TLS engine's, the
+# SSH host's) or that prove the CLI, not the engine. The TLS and SSH passes
+# run what depends on the transport: the connection tests, every exec
+# (hijacked streams, the kill), image builds (the context's upload), file
+# reads (archives), volumes, and the core sandbox lifecycle with drift and
+# an interrupted apply. The OpenTofu pass runs what depends on the CLI:
+# installation, the examples, exec and its ephemeral resource, write-only
+# and sensitive values, and the same core lifecycle.
+core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|cliInterruptedApplyConverges|filesWrittenBeforeStart|secretEnvNeverStored)$'
+transport_tests="^(TestAccProvider_|TestAccMultiEngineExample|TestAccExec|TestAccImage_|TestAccFileDataSource_|TestAccVolume_|TestAccContainersDataSource_|$core_tests)"
+cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExec|TestAccContainer_cli|$core_tests)"
+elsewhere_tests='^(TestAccProvider_(tls|ssh)|TestAccMultiEngineExample|TestAccInstall_)'
+
 failed=()
 run_pass() {
   local p="$1" start=$SECONDS status=0
@@ -92,8 +106,16 @@ run_pass() {
     # plugin-testing serves the provider as <host>/hashicorp/sandbox; under
     # OpenTofu an unqualified "sandbox" means registry.opentofu.org.
     cli=(TF_ACC_TERRAFORM_PATH="$tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org)
-    engine=local
-    printf '\n== tests against the local engine under OpenTofu (%s)\n' "$("$tofu" version | head -n 1)"
+    engine=local pkgs=(./... -run "$cli_tests")
+    printf '\n== the CLI'"'"'s tests against the local engine under OpenTofu (%s)\n' "$("$tofu" version | head -n 1)"
+    ;;
+  tls | ssh)
+    printf '\n== the transport'"'"'s tests against the local engine over %s\n' "$p"
+    pkgs=(./... -run "$transport_tests")
+    ;;
+  podman | rootless)
+    printf '\n== tests against the %s engine\n' "$p"
+    pkgs=(./... -skip "$elsewhere_tests")
     ;;
   cluster)
     scripts/cluster.sh start
@@ -117,6 +139,9 @@ run_pass() {
   env $(scripts/engines.sh env "$engine") TF_ACC=1 SANDBOX_TEST_PASS="$p" "${cli[@]}" \
     go test "${pkgs[@]}" -count=1 -timeout 20m || status=1
   [ "$p" = faults ] && scripts/engines.sh stop scratch
+  # The cluster's API server, etcd and kubelet would take the CPU the
+  # passes after it need.
+  [ "$p" = cluster ] && [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ] && scripts/cluster.sh stop
   if [ "$status" = 0 ]; then
     echo "== $p: passed in $((SECONDS - start)) s"
   else
