@@ -33,7 +33,8 @@ func (c *Client) UpdateRestartPolicy(context.Context, string, string) error {
 	return unsupported(c, "changing a sandbox's restart policy")
 }
 
-// CopyFiles: files are not written into a pod yet.
+// CopyFiles: a pod's files are mounted from its Secret as it is made
+// (Facts.MountsFiles), never written into it.
 func (c *Client) CopyFiles(context.Context, string, []engine.File) error {
 	return unsupported(c, "writing files into a sandbox")
 }
