@@ -96,10 +96,12 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             source) and what rootless changes: limits applied or refused,
 #             volume bounds, hardening, ports, the isolation core, files,
 #             workspaces and the exec kill
-#   tls, ssh  what depends on the transport: the connection tests, an exec
-#             with its timeout kill (hijacked streams), a build (the
-#             context's upload), file reads (archives), a seeded volume and
-#             the core sandbox lifecycle with drift and an interrupted apply
+#   tls, ssh  what depends on the transport: an exec with its timeout kill
+#             (hijacked streams), a build (the context's upload), a file
+#             read (archives), a seeded volume and the core sandbox
+#             lifecycle with drift and an interrupted apply (the connection
+#             tests reach the TLS engine and the SSH host from every pass,
+#             so they run in the local one)
 #   tofu      what depends on the CLI: installation, the examples, the
 #             ephemeral resource, write-only and sensitive values, plan
 #             output and the core lifecycle
@@ -107,7 +109,7 @@ core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreate
 podman_tests='^(TestAccContainer_|TestAccExec)'
 podman_skip='^TestAccContainer_twoEnginesOneConfiguration$'
 rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs|twoConfigurationsCannotShareAName)$|TestAccVolume_(lifecycle|seededFromSource|foreignVolumeIsNeverTaken|removedOutOfBandSaysDataIsGone|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccContainersDataSource_auditsIsolation$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate)$|$core_tests)"
-transport_tests="^(TestAccProvider_(tls|ssh)|TestAccMultiEngineExample|TestAccExec_(failuresAndTimeouts|output)$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|$core_tests)"
+transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|$core_tests)"
 cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs|output)$|TestAccContainer_cli|$core_tests)"
 
 failed=()
