@@ -91,11 +91,11 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             isolation, drift, hardening, limits, files, interruptions,
 #             labels; 5 interrupted applies instead of the local pass's 20)
 #             and every exec (the kill reads Podman's process listing)
-#   rootless  on rootless Podman, the rest of Podman's API (builds and the
-#             labels they pass on, volumes, file reads, the audit data
-#             source) and what rootless changes: limits applied or refused,
-#             volume bounds, hardening, ports, the isolation core, files,
-#             workspaces and the exec kill
+#   rootless  on rootless Podman, the rest of Podman's API (a build and the
+#             labels it passes on, volumes, a file read) and what rootless
+#             changes: limits applied or refused, volume bounds, hardening,
+#             ports, the isolation core, files, workspaces, a crash loop and
+#             the exec kill
 #   tls, ssh  what depends on the transport: an exec with its timeout kill
 #             (hijacked streams), a build (the context's upload), a file
 #             read (archives), a seeded volume and the core sandbox
@@ -105,12 +105,12 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #   tofu      what depends on the CLI: installation, the examples, the
 #             ephemeral resource, write-only and sensitive values, plan
 #             output and the core lifecycle
-core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|cliInterruptedApplyConverges|filesWrittenBeforeStart|secretEnvNeverStored)$'
+core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
 podman_tests='^(TestAccContainer_|TestAccExec)'
 podman_skip='^TestAccContainer_twoEnginesOneConfiguration$'
-rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs|twoConfigurationsCannotShareAName)$|TestAccVolume_(lifecycle|seededFromSource|foreignVolumeIsNeverTaken|removedOutOfBandSaysDataIsGone|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccContainersDataSource_auditsIsolation$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate)$|$core_tests)"
-transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|$core_tests)"
-cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs|output)$|TestAccContainer_cli|$core_tests)"
+rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
+transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
+cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport)$)"
 
 failed=()
 run_pass() {
