@@ -89,10 +89,10 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #   local     everything, on Docker
 #   podman    on rootful Podman, the sandbox's promises (containerresource:
 #             isolation, drift, hardening, limits, files, interruptions,
-#             labels; 3 interrupted applies instead of the local pass's 20;
+#             labels: 3 interrupted applies instead of the local pass's 20;
 #             not the frozen-engine test, whose frozen proxy is the same
-#             whatever the engine) and every exec (the kill reads Podman's
-#             process listing)
+#             whatever the engine), and exec's stops (the kill reads Podman's
+#             process listing): its timeouts, Ctrl-C and failures
 #   rootless  on rootless Podman, the rest of Podman's API (a build and the
 #             labels it passes on, volumes, a file read) and what rootless
 #             changes: limits applied or refused, volume bounds, hardening,
@@ -108,7 +108,7 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             ephemeral resource, write-only and sensitive values, plan
 #             output and the core lifecycle
 core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
-podman_tests='^(TestAccContainer_|TestAccExec)'
+podman_tests='^(TestAccContainer_|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|ctrlCKillsTheCommand|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs)$|TestAccExecEphemeral_timeoutAndExitCodes$)'
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
 rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
