@@ -87,12 +87,12 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 # two cores, where every pass is bound by the CPU:
 #
 #   local     everything, on Docker
-#   podman    on rootful Podman, the sandbox's promises (containerresource:
-#             isolation, drift, hardening, limits, files, interruptions,
-#             labels: 3 interrupted applies instead of the local pass's 20;
-#             not the frozen-engine test, whose frozen proxy is the same
-#             whatever the engine), and exec's stops (the kill reads Podman's
-#             process listing): its timeouts, Ctrl-C and failures
+#   podman    on rootful Podman, the sandbox's promises: isolation and
+#             drift, hardening, limits, files, inherited labels, a crash
+#             loop, interruptions (3 interrupted applies instead of the local
+#             pass's 20), workspaces; and exec's stops (the kill reads
+#             Podman's process listing): its timeouts, Ctrl-C and failures.
+#             The whole of containerresource takes Podman over 20 minutes
 #   rootless  on rootless Podman, the rest of Podman's API (a build and the
 #             labels it passes on, volumes, a file read) and what rootless
 #             changes: limits applied or refused, volume bounds, hardening,
@@ -108,7 +108,7 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             ephemeral resource, write-only and sensitive values, plan
 #             output and the core lifecycle
 core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
-podman_tests='^(TestAccContainer_|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|ctrlCKillsTheCommand|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs)$|TestAccExecEphemeral_timeoutAndExitCodes$)'
+podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs))$'
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
 rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
