@@ -305,6 +305,15 @@ runtime_class() {
       "{\"apiVersion\":\"node.k8s.io/v1\",\"kind\":\"RuntimeClass\",\"metadata\":{\"name\":\"$1\"},\"handler\":\"$2\"}" >/dev/null
 }
 
+# The cluster's default StorageClass, whose claims (sandbox_volume on a
+# cluster) the controller manager's host-path provisioner binds to a new
+# directory under /tmp/hostpath_pv on the node, removed with the claim.
+default_storage_class() {
+  api GET /apis/storage.k8s.io/v1/storageclasses/hostpath >/dev/null 2>&1 ||
+    api POST /apis/storage.k8s.io/v1/storageclasses \
+      '{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"hostpath","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}},"provisioner":"kubernetes.io/host-path","reclaimPolicy":"Delete","volumeBindingMode":"Immediate"}' >/dev/null
+}
+
 # The kernel settings the kubelet changes, restored by stop.
 save_sysctls() {
   [ -f "$run/sysctls" ] && return 0
@@ -380,7 +389,8 @@ start() {
     --bind-address 127.0.0.1 --secure-port "$controller_port" --use-service-account-credentials \
     --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
     --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
-    --controllers '*,-cloud-node-lifecycle' --leader-elect=false --profiling=false
+    --controllers '*,-cloud-node-lifecycle' --leader-elect=false --profiling=false \
+    --enable-hostpath-provisioner
   daemon kube-scheduler "$bin/kube-scheduler" --kubeconfig "$etc/scheduler.kubeconfig" \
     --authentication-kubeconfig "$etc/scheduler.kubeconfig" --authorization-kubeconfig "$etc/scheduler.kubeconfig" \
     --bind-address 127.0.0.1 --secure-port "$scheduler_port" --leader-elect=false --profiling=false
@@ -392,6 +402,7 @@ start() {
   wait_for "the default service account" 60 api GET /api/v1/namespaces/default/serviceaccounts/default
   runtime_class gvisor runsc
   runtime_class none runc-none
+  default_storage_class
   say "ready in $((SECONDS - t0))s: KUBECONFIG=$etc/admin.kubeconfig"
 }
 

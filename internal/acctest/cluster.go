@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
+	quantity "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -115,6 +116,12 @@ func ClusterTest(t *testing.T, steps []resource.TestStep) {
 func clusterDestroyed(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		for addr, r := range s.RootModule().Resources {
+			if r.Type == "sandbox_volume" && r.Primary != nil {
+				_, err := Cluster(t).InspectVolume(context.Background(), r.Primary.Attributes["name"])
+				if !engine.IsNotFound(err) {
+					return fmt.Errorf("%s: claim %s is still there after destroy (%w)", addr, r.Primary.Attributes["name"], err)
+				}
+			}
 			if r.Type != "sandbox_container" || r.Primary == nil {
 				continue
 			}
@@ -152,8 +159,53 @@ func ClusterName(t *testing.T) string {
 				_ = Cluster(t).RemoveContainer(context.Background(), ClusterNamespace+"/"+p.Name)
 			}
 		}
+		removeClaims(t, name)
 	})
 	return name
+}
+
+// removeClaims removes the persistent volume claims whose name starts with
+// prefix, whoever made them, once no pod mounts them.
+func removeClaims(t *testing.T, prefix string) {
+	core, _ := Cluster(t).API()
+	list := &corev1.PersistentVolumeClaimList{}
+	if err := core.Get().Namespace(ClusterNamespace).Resource("persistentvolumeclaims").Do(context.Background()).Into(list); err != nil {
+		t.Errorf("cleanup: listing persistent volume claims: %v", err)
+		return
+	}
+	for _, c := range list.Items {
+		if strings.HasPrefix(c.Name, prefix) {
+			_ = core.Delete().Namespace(ClusterNamespace).Resource("persistentvolumeclaims").Name(c.Name).
+				Do(context.Background()).Error()
+		}
+	}
+}
+
+// DeleteClaim asks the cluster to remove a persistent volume claim, and
+// does not wait: a claim that a pod mounts stays until the pod is gone.
+func DeleteClaim(ctx context.Context, t *testing.T, name string) error {
+	t.Helper()
+	core, _ := Cluster(t).API()
+	return core.Delete().Namespace(ClusterNamespace).Resource("persistentvolumeclaims").Name(name).Do(ctx).Error()
+}
+
+// HandMadeClaim makes a persistent volume claim as a user would by hand,
+// with labels (removed when the test ends).
+func HandMadeClaim(ctx context.Context, t *testing.T, name string, labels map[string]string) error {
+	t.Helper()
+	core, _ := Cluster(t).API()
+	claim := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ClusterNamespace, Labels: labels},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceStorage: quantity.MustParse("16Mi"),
+			}},
+		},
+	}
+	t.Cleanup(func() { removeClaims(t, name) })
+	return core.Post().Namespace(ClusterNamespace).Resource("persistentvolumeclaims").
+		Param("fieldManager", testFieldManager).Body(claim).Do(ctx).Error()
 }
 
 // ClusterPod is a pod the tests run beside the sandboxes: a probe, a

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/network"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -44,6 +45,7 @@ func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) en
 	}
 	return engine.Container{
 		ContainerJSONBase: base,
+		Mounts:            workspacesOf(pod, spec),
 		Config: &container.Config{
 			Image: spec.Image, Entrypoint: spec.Command, Cmd: spec.Args, Env: literalEnv(spec),
 			Labels: sandboxLabels(pod), User: user(spec), WorkingDir: spec.WorkingDir, Hostname: pod.Name,
@@ -127,6 +129,23 @@ func restartOf(pod *corev1.Pod) string {
 		return "on-failure"
 	}
 	return "no"
+}
+
+// workspacesOf are the claims the pod's sandbox container mounts, as the
+// engine shows a container's named volumes.
+func workspacesOf(pod *corev1.Pod, spec corev1.Container) []container.MountPoint {
+	var out []container.MountPoint
+	for _, m := range spec.VolumeMounts {
+		for _, v := range pod.Spec.Volumes {
+			if v.Name == m.Name && v.PersistentVolumeClaim != nil {
+				out = append(out, container.MountPoint{
+					Type: mount.TypeVolume, Name: v.PersistentVolumeClaim.ClaimName, Destination: m.MountPath,
+					RW: !m.ReadOnly && !v.PersistentVolumeClaim.ReadOnly,
+				})
+			}
+		}
+	}
+	return out
 }
 
 // tmpfsOf is the tmpfs mounts as the sandbox asked for them, while the

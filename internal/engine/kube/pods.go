@@ -192,6 +192,11 @@ func (c *Client) StartContainer(ctx context.Context, id string) error {
 		}
 		select {
 		case <-ctx.Done():
+			if waitsForClaims(pod) {
+				return fmt.Errorf("pod %s did not start in time: a persistent volume claim it mounts (a "+
+					"sandbox_volume) is bound to no volume; the cluster's default StorageClass must provision "+
+					"one (kubectl get pvc,storageclass): %w", podName(id), ctx.Err())
+			}
 			return fmt.Errorf("pod %s did not start in time (its phase is %s): %w", podName(id), pod.Status.Phase,
 				ctx.Err())
 		case <-time.After(startPoll):
@@ -206,11 +211,29 @@ var stuckReasons = map[string]bool{
 	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
 }
 
+// claimsBinding is how the scheduler says that a claim the pod mounts is
+// not bound to a volume yet: the cluster's provisioner is making one, and
+// the scheduler tries again once it has (the create timeout bounds the
+// wait for a class that never provisions).
+const claimsBinding = "unbound immediate PersistentVolumeClaims"
+
+// waitsForClaims reports whether the scheduler waits for the pod's
+// claims to be bound.
+func waitsForClaims(pod *corev1.Pod) bool {
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && strings.Contains(cond.Message, claimsBinding) {
+			return true
+		}
+	}
+	return false
+}
+
 // startState reports whether the pod's container has started (it runs, or
 // ran), or why it cannot.
 func startState(pod *corev1.Pod) (bool, string) {
 	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" &&
+			!strings.Contains(cond.Message, claimsBinding) {
 			return false, "the scheduler places it on no node: " + cond.Message
 		}
 	}

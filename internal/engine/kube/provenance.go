@@ -27,7 +27,13 @@ var tokenField = []byte(`"f:` + engine.LabelCreateToken + `"`)
 // managed fields record the provider as the manager of the create token's
 // label.
 func madeByProvider(pod *corev1.Pod) bool {
-	for _, f := range pod.ManagedFields {
+	return labelsWrittenByProvider(pod.ManagedFields)
+}
+
+// labelsWrittenByProvider reports whether the managed fields of an object
+// record the provider as the manager of its create token's label.
+func labelsWrittenByProvider(fields []metav1.ManagedFieldsEntry) bool {
+	for _, f := range fields {
 		if f.Manager == fieldManager && f.Operation == metav1.ManagedFieldsOperationUpdate && f.FieldsV1 != nil &&
 			bytes.Contains(f.FieldsV1.Raw, tokenField) {
 			return true

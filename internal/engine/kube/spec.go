@@ -114,9 +114,36 @@ func containerFor(spec engine.ContainerSpec) (corev1.Container, []corev1.Volume,
 		Env: envFor(spec), SecurityContext: sc, Resources: resources,
 	}
 	volumes, mounts, err := tmpfsVolumes(spec.Tmpfs)
+	if err != nil {
+		return corev1.Container{}, nil, err
+	}
 	fileVolumes, fileMounts := filesVolume(spec)
-	c.VolumeMounts = append(mounts, fileMounts...)
-	return c, append(volumes, fileVolumes...), err
+	workspaces, workspaceMounts, err := workspaceVolumes(spec.Mounts)
+	c.VolumeMounts = slices.Concat(mounts, fileMounts, workspaceMounts)
+	return c, slices.Concat(volumes, fileVolumes, workspaces), err
+}
+
+// workspacePrefix names the pod's volume of each claim it mounts.
+const workspacePrefix = "workspace-"
+
+// workspaceVolumes mount each sandbox_volume, which is a claim on a
+// cluster (volumes.go), at its target. A pod mounts no host path.
+func workspaceVolumes(mounts []engine.Mount) ([]corev1.Volume, []corev1.VolumeMount, error) {
+	var (
+		volumes []corev1.Volume
+		out     []corev1.VolumeMount
+	)
+	for i, m := range mounts {
+		if m.HostPath != "" || m.Volume == "" {
+			return nil, nil, fmt.Errorf("mount at %s: a pod mounts volumes (claims), not host paths", m.Target)
+		}
+		name := workspacePrefix + strconv.Itoa(i)
+		volumes = append(volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: m.Volume, ReadOnly: m.ReadOnly},
+		}})
+		out = append(out, corev1.VolumeMount{Name: name, MountPath: m.Target, ReadOnly: m.ReadOnly})
+	}
+	return volumes, out, nil
 }
 
 // envFor is the container's environment: the write-only variables from
@@ -242,9 +269,9 @@ func resourcesFor(spec engine.ContainerSpec) (corev1.ResourceRequirements, error
 	l := spec.Limits
 	// No swap is what a pod has: memory_swap equal to memory.
 	if l.MemorySwap != l.Memory || l.PidsLimit != 0 || len(spec.Ulimits) > 0 || spec.ShmSize != 0 ||
-		len(spec.Ports) > 0 || len(spec.Mounts) > 0 {
+		len(spec.Ports) > 0 {
 		return corev1.ResourceRequirements{}, errors.New("a pod carries no memory_swap, pids_limit, ulimits, " +
-			"shm_size, ports or mounts")
+			"shm_size or ports")
 	}
 	list := corev1.ResourceList{}
 	if l.Memory > 0 {

@@ -1,12 +1,14 @@
 package kube
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -26,6 +28,8 @@ func hardened() engine.ContainerSpec {
 		Limits:  engine.Limits{Memory: 128 << 20, MemorySwap: 128 << 20, NanoCPUs: 500_000_000},
 		Restart: "unless-stopped",
 		Files:   []engine.File{{Path: "/etc/agent.conf", Content: []byte("x"), Mode: 0o600}},
+		Mounts: []engine.Mount{{Target: "/workspace", Volume: "agent-1-work"},
+			{Target: "/reference", Volume: "shared-docs", ReadOnly: true}},
 	}
 }
 
@@ -110,6 +114,13 @@ func TestObserveGivesTheSpecBack(t *testing.T) {
 	case c.Config.Labels["team.example.com/owner"] != "agents" || !engine.ManagedBy(c.Config.Labels):
 		t.Errorf("labels %v", c.Config.Labels)
 	}
+	want := map[string]engine.Mount{
+		"/workspace": {Target: "/workspace", Volume: "agent-1-work"},
+		"/reference": {Target: "/reference", Volume: "shared-docs", ReadOnly: true},
+	}
+	if got := engine.ObservedMounts(c); !maps.Equal(got, want) {
+		t.Errorf("mounts %v, want %v", got, want)
+	}
 	for _, kv := range c.Config.Env {
 		if strings.Contains(kv, "s3cret") {
 			t.Errorf("the write-only value reads back: %s", kv)
@@ -190,6 +201,32 @@ func TestProvenance(t *testing.T) {
 	}
 }
 
+// TestClaimProvenance: a claim's provider labels count only where the
+// provider wrote them; a claim mounted by a pod makes the pod its user.
+func TestClaimProvenance(t *testing.T) {
+	labels := engine.OwnershipLabels("sandbox_volume")
+	labels[engine.LabelCreateToken] = "0123abcd"
+	labels["team"] = "agents"
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "agent-1-work", Labels: labels,
+		ManagedFields: made(t, hardened()).ManagedFields}}
+	claim.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("16Mi")}
+	if v := volumeOf(claim); !engine.VolumeMadeWith(v, "0123abcd") || v.Options["size"] != "16777216" {
+		t.Errorf("the provider's claim reads as %+v", v)
+	}
+	copied := claim.DeepCopy()
+	copied.ManagedFields[0].Manager = "kubectl-create"
+	if v := volumeOf(copied); engine.VolumeMadeWith(v, "0123abcd") || engine.ManagedBy(v.Labels) || v.Labels["team"] != "agents" {
+		t.Errorf("a copy made with kubectl reads as %+v: want its own labels, without the provider's", v)
+	}
+	u, ok := claimUser(made(t, hardened()), "shared-docs")
+	if !ok || u.Writable || u.Target != "/reference" || u.Container != "agent-1" {
+		t.Errorf("the pod as a user of its read-only claim: %+v, %v", u, ok)
+	}
+	if _, ok := claimUser(made(t, hardened()), "another"); ok {
+		t.Error("a pod is a user of a claim it does not mount")
+	}
+}
+
 func TestSpecsAPodCannotCarry(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -202,6 +239,9 @@ func TestSpecsAPodCannotCarry(t *testing.T) {
 		{"pids", func(s *engine.ContainerSpec) { s.Limits.PidsLimit = 10 }, "pids_limit"},
 		{"swap", func(s *engine.ContainerSpec) { s.Limits.MemorySwap = -1 }, "memory_swap"},
 		{"restart", func(s *engine.ContainerSpec) { s.Restart = "on-failure:3" }, "no meaning"},
+		{"host path", func(s *engine.ContainerSpec) {
+			s.Mounts = []engine.Mount{{Target: "/data", HostPath: "/srv/data"}}
+		}, "not host paths"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := hardened()

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"io"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -94,30 +93,4 @@ func (c *Client) ContainersUsingImage(context.Context, string) ([]string, error)
 
 func (c *Client) BuiltByProvider(context.Context, engine.Image) (bool, error) {
 	return false, unsupported(c, "looking up an image")
-}
-
-// Volumes (workspaces) are not on a cluster yet.
-
-func (c *Client) CreateVolume(context.Context, engine.VolumeSpec) (engine.Volume, error) {
-	return engine.Volume{}, unsupported(c, "creating a volume")
-}
-
-func (c *Client) InspectVolume(context.Context, string) (engine.Volume, error) {
-	return engine.Volume{}, unsupported(c, "reading a volume")
-}
-
-func (c *Client) RemoveVolume(context.Context, string, string) error {
-	return unsupported(c, "removing a volume")
-}
-
-func (c *Client) SeedVolume(context.Context, string, string, io.Reader) error {
-	return unsupported(c, "seeding a volume")
-}
-
-func (c *Client) CleanUpSeed(context.Context, string) error {
-	return unsupported(c, "seeding a volume")
-}
-
-func (c *Client) VolumeUsers(context.Context, string) ([]engine.VolumeUser, error) {
-	return nil, unsupported(c, "reading a volume")
 }

@@ -3,6 +3,7 @@ package containerresource
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -17,7 +18,7 @@ import (
 )
 
 // What a sandbox on a Kubernetes cluster cannot have (engine.Kubernetes):
-// a pod carries no host ports, volumes or /dev/shm size yet, nor files
+// a pod carries no host ports, host paths or /dev/shm size, nor files
 // beyond what its Secret holds, cannot be stopped and kept, renamed or
 // changed in place, and names its user by number. Each is refused at plan,
 // on its attribute, never accepted and ignored; the limits a pod cannot carry (memory_swap, pids_limit,
@@ -28,7 +29,6 @@ import (
 var clusterRefused = []struct{ attr, why string }{
 	{"ports", "a sandbox on a cluster has no network, so no port can reach it"},
 	{"shm_size", "a pod's /dev/shm is the runtime's; mount a tmpfs where the sandbox needs more"},
-	{"mounts", "volumes and host paths are not mounted into pods yet"},
 }
 
 // clusterFilesBytes bounds a sandbox's files on a cluster: they travel in
@@ -77,6 +77,7 @@ func (r *Resource) planForCluster(plan, state map[string]tftypes.Value, facts en
 		}
 	}
 	r.planClusterTmpfs(plan, refuse)
+	planClusterMounts(plan, refuse)
 	if total := plannedFilesBytes(plan["files"]); total > clusterFilesBytes {
 		refuse(path.Root("files"), "Files too large for a Kubernetes cluster", fmt.Sprintf("The files have %d bytes, "+
 			"more than the %d a sandbox's files may have on a cluster, where they travel in the sandbox's Secret. "+
@@ -104,6 +105,24 @@ func (r *Resource) planClusterTmpfs(plan map[string]tftypes.Value, refuse func(p
 				refuse(path.Root("tmpfs").AtMapKey(target), "tmpfs option not possible on a Kubernetes cluster",
 					fmt.Sprintf("tmpfs[%q] sets %q; a pod's memory-backed volume takes only size", target, opt))
 			}
+		}
+	}
+}
+
+// planClusterMounts refuses host paths: a pod mounts sandbox_volume's
+// claims, and the node's files are not the sandbox's to see.
+func planClusterMounts(plan map[string]tftypes.Value, refuse func(path.Path, string, string)) {
+	var mounts map[string]tftypes.Value
+	if !plan["mounts"].IsKnown() || plan["mounts"].IsNull() || plan["mounts"].As(&mounts) != nil {
+		return
+	}
+	for _, target := range slices.Sorted(maps.Keys(mounts)) {
+		var m map[string]tftypes.Value
+		if mounts[target].As(&m) == nil && m["host_path"].IsKnown() && !m["host_path"].IsNull() {
+			refuse(path.Root("mounts").AtMapKey(target), "Host path not possible on a Kubernetes cluster",
+				fmt.Sprintf("mounts[%q] mounts a host path, and which node's path a pod would see is the "+
+					"scheduler's choice; mount a sandbox_volume, which is a persistent volume claim on a cluster",
+					target))
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -325,14 +326,137 @@ resource "sandbox_image" "test" {
 		PlanOnly:    true,
 		ExpectError: acctest.Phrase("sandbox_image works on a Docker engine"),
 	}, resource.TestStep{
-		Config: acctest.ClusterProvider(t, "") + `
-resource "sandbox_volume" "test" {
-  name = "workspace"
-}`,
+		Config: clusterConfig(t, "", name, `  allow_host_paths = true
+  mounts = { "/data" = { host_path = "/srv/data" } }`),
 		PlanOnly:    true,
-		ExpectError: acctest.Phrase("sandbox_volume works on a Docker engine"),
+		ExpectError: acctest.Phrase("which node's path a pod would see"),
 	})
+	for _, c := range []struct{ attrs, want string }{
+		{`name = "workspace"`, "set size_mb"},
+		{`name = "Work_Space"
+  size_mb = 16`, "names a persistent volume claim"},
+		{`name = "workspace"
+  size_mb = 16
+  medium = "memory"`, "a claim is on disk"},
+		{`name = "workspace"
+  size_mb = 16
+  source = "."`, "Remove source"},
+		{`name = "workspace"
+  size_mb = 16
+  owner = "65534:65534"`, "Remove owner"},
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      acctest.ClusterProvider(t, "") + "resource \"sandbox_volume\" \"test\" {\n  " + c.attrs + "\n}",
+			PlanOnly:    true,
+			ExpectError: acctest.Phrase(c.want),
+		})
+	}
 	acctest.ClusterTest(t, steps)
+}
+
+// TestAccCluster_workspaceSurvivesReplacement: a sandbox_volume on the
+// cluster is a persistent volume claim; what a sandbox writes into it
+// survives the sandbox's replacement by a change and the deletion of its
+// pod out of band; destroy removes the claim. A claim of the volume's name
+// made by hand, with the provider's labels copied onto it, is neither
+// adopted nor removed.
+func TestAccCluster_workspaceSurvivesReplacement(t *testing.T) {
+	name := acctest.ClusterName(t)
+	addr := "sandbox_container.test"
+	config := func(round string) string {
+		return clusterConfig(t, "", name, fmt.Sprintf(`  env    = { ROUND = %q }
+  mounts = { "/workspace" = { volume = sandbox_volume.work.name } }`, round)) + fmt.Sprintf(`
+resource "sandbox_volume" "work" {
+  name    = "%s-work"
+  size_mb = 16
+}
+`, name)
+	}
+	write := acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Container, pod *corev1.Pod) error {
+		if err := mountsClaim(pod, name+"-work"); err != nil {
+			return err
+		}
+		out, code, err := acctest.InPod(ctx, t, c.ID, "sh", "-c", "echo kept >/workspace/note && cat /workspace/note")
+		if err != nil || code != 0 || strings.TrimSpace(out) != "kept" {
+			return fmt.Errorf("writing into the workspace: exit %d, %q, %w", code, out, err)
+		}
+		return nil
+	})
+	kept := acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Container, pod *corev1.Pod) error {
+		if err := mountsClaim(pod, name+"-work"); err != nil {
+			return err
+		}
+		out, code, err := acctest.InPod(ctx, t, c.ID, "cat", "/workspace/note")
+		if err != nil || code != 0 || strings.TrimSpace(out) != "kept" {
+			return fmt.Errorf("the workspace lost what the replaced sandbox wrote: exit %d, %q, %w", code, out, err)
+		}
+		return nil
+	})
+	copied := name + "-copy"
+	acctest.ClusterTest(t, []resource.TestStep{{
+		Config:            config("1"),
+		ConfigStateChecks: []statecheck.StateCheck{write},
+	}, {
+		Config: config("2"),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
+			plancheck.ExpectResourceAction("sandbox_volume.work", plancheck.ResourceActionNoop),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{kept},
+	}, {
+		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
+			return acctest.DeletePod(ctx, t, name)
+		}),
+		Config:            config("2"),
+		ConfigStateChecks: []statecheck.StateCheck{kept},
+	}, {
+		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
+			return acctest.HandMadeClaim(ctx, t, copied, map[string]string{
+				engine.LabelManagedBy: engine.ManagedByValue, engine.LabelResourceType: "sandbox_volume",
+				engine.LabelCreateToken: "copied",
+			})
+		}),
+		Config: config("2") + fmt.Sprintf(`
+resource "sandbox_volume" "copy" {
+  name    = %q
+  size_mb = 16
+}
+`, copied),
+		ExpectError: acctest.Phrase("It was not made by this provider"),
+	}, {
+		Config: config("2"),
+		Check: func(*terraform.State) error {
+			if _, err := acctest.Cluster(t).InspectVolume(context.Background(), copied); err != nil {
+				return fmt.Errorf("the hand-made claim %s is gone: %w", copied, err)
+			}
+			return nil
+		},
+	}, {
+		// Deleted out of band while the sandbox mounts it, the claim stays,
+		// being removed: the apply says so, and what to replace.
+		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
+			return acctest.DeleteClaim(ctx, t, name+"-work")
+		}),
+		Config:      config("2"),
+		ExpectError: regexp.MustCompile(`(?s)is being removed.*` + name + `.*-replace=ADDRESS`),
+	}, {
+		Config: config("2"),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction("sandbox_volume.work", plancheck.ResourceActionCreate),
+		}},
+		ExpectError: regexp.MustCompile(`is being removed`),
+	}})
+}
+
+// mountsClaim checks that the sandbox's pod mounts the claim at
+// /workspace.
+func mountsClaim(pod *corev1.Pod, claim string) error {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == claim {
+			return nil
+		}
+	}
+	return fmt.Errorf("pod %s mounts no claim %s: %+v", pod.Name, claim, pod.Spec.Volumes)
 }
 
 // Applies of 10 sandboxes on the cluster, each interrupted by one Ctrl-C at

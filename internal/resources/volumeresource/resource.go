@@ -149,13 +149,14 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	if resp.Diagnostics.Append(base.DockerOnly(ctx, r.Client, "sandbox_volume",
-		"Workspaces on a cluster are not built yet: place this volume and its sandboxes on a Docker engine.")...); resp.Diagnostics.HasError() {
-		return
-	}
 	var plan resourceModel
 	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
+	}
+	if r.Client != nil && r.Client.Kind(ctx) == engine.Kubernetes {
+		if plan.planForCluster(r.Client.Where(), resp); resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	var state *resourceModel
 	if !req.State.Raw.IsNull() {

@@ -44,8 +44,10 @@ func sizeAttributes() map[string]schema.Attribute {
 				"`ENOSPC` (\"No space left on device\"). Unset, a disk volume may grow until the engine's disk " +
 				"is full. On `disk`, the engine bounds it with a project quota, which only a data root on XFS " +
 				"mounted with `pquota` has: elsewhere the engine refuses it and so does the apply, naming this " +
-				"attribute. Required for `memory`. Changing it forces replacement, and a replaced volume starts " +
-				"empty. See the workspaces guide for what each engine can bound.",
+				"attribute. Required for `memory`. On a Kubernetes cluster it is required, and is the size the " +
+				"persistent volume claim asks its StorageClass for: the storage driver bounds it, as block " +
+				"volumes do, or not, as a host-path provisioner does not. Changing it forces replacement, and a " +
+				"replaced volume starts empty. See the workspaces guide for what each engine can bound.",
 			Optional:      true,
 			Validators:    []validator.Int64{int64validator.AtLeast(1)},
 			PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
