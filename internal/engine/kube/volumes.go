@@ -147,18 +147,18 @@ func (c *Client) RemoveVolume(ctx context.Context, name, token string) error {
 	if !engine.VolumeMadeWith(volumeOf(claim), token) {
 		return nil
 	}
+	users, err := c.VolumeUsers(ctx, name)
+	if err != nil {
+		return err
+	}
+	if len(users) > 0 {
+		names := make([]string, 0, len(users))
+		for _, u := range users {
+			names = append(names, u.Container)
+		}
+		return &engine.VolumeInUseError{Name: name, Containers: names}
+	}
 	if claim.DeletionTimestamp == nil {
-		users, err := c.VolumeUsers(ctx, name)
-		if err != nil {
-			return err
-		}
-		if len(users) > 0 {
-			names := make([]string, 0, len(users))
-			for _, u := range users {
-				names = append(names, u.Container)
-			}
-			return &engine.VolumeInUseError{Name: name, Containers: names}
-		}
 		err = c.call(ctx, "the request to remove a persistent volume claim", engine.SlowCallTimeout, func(ctx context.Context) error {
 			return c.core.Delete().Namespace(c.namespace).Resource(claimsResource).Name(name).
 				Body(deleteOptions(claim.UID, 0)).Do(ctx).Error()

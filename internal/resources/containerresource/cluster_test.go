@@ -479,14 +479,21 @@ resource "sandbox_container" "test" {
 }
 `, count, name, acctest.TestImage))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	// The moments span the creates of an uninterrupted apply, as on the
+	// Docker engines (createsSpan). Pods start together, so the applies
+	// make 3 at a time, whose creates end one wave after another: a
+	// Ctrl-C finds some sandboxes made and others under way.
+	const parallelism = "-parallelism=3"
+	span := createsSpan(t, tf, parallelism)
+	t.Logf("an apply of %d creates for %s after its first", count, span.Round(time.Millisecond))
 	interrupted := 0
 	for attempt := 1; interrupted < trials; attempt++ {
 		if attempt > 2*trials {
 			t.Fatalf("only %d of %d applies were still running when the Ctrl-C came", interrupted, attempt-1)
 		}
-		apply := tf.Start("apply", "-auto-approve")
+		apply := tf.Start("apply", "-auto-approve", parallelism)
 		apply.WaitFor(t, "Creating...", time.Minute)
-		after := time.Duration(random.Int64N(int64(2 * time.Second)))
+		after := time.Duration(random.Int64N(int64(span)))
 		time.Sleep(after)
 		if err := apply.Cmd.Process.Signal(os.Interrupt); err == nil {
 			interrupted++

@@ -48,16 +48,20 @@ func TestAccContainer_randomInterruptsNeverLeak(t *testing.T) {
 	tf := acctest.NewCLI(t, acctest.CountConfig(name, count))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 
-	// A Ctrl-C that lands after the apply ended interrupts nothing and
-	// does not count.
-	trials, interrupted := interruptTrials(t), 0
+	// The moments span the creates of an apply that is not interrupted,
+	// from the first create on: a Ctrl-C then finds no sandbox made, some
+	// made and the rest under way, or nearly all made. A Ctrl-C that lands
+	// after the apply ended interrupts nothing and does not count.
+	span := createsSpan(t, tf)
+	t.Logf("an apply of %d creates for %s after its first", count, span.Round(time.Millisecond))
+	trials, interrupted, partial := interruptTrials(t), 0, 0
 	for attempt := 1; interrupted < trials; attempt++ {
 		if attempt > 2*trials {
 			t.Fatalf("only %d of %d applies were still running when the Ctrl-C came", interrupted, attempt-1)
 		}
 		apply := tf.Start("apply", "-auto-approve")
 		apply.WaitFor(t, "Creating...", time.Minute)
-		after := time.Duration(random.Int64N(int64(1500 * time.Millisecond)))
+		after := time.Duration(random.Int64N(int64(span)))
 		time.Sleep(after)
 		if err := apply.Cmd.Process.Signal(os.Interrupt); err == nil {
 			interrupted++
@@ -70,7 +74,34 @@ func TestAccContainer_randomInterruptsNeverLeak(t *testing.T) {
 		ids := tf.ExpectOnlyStateContainers(name)
 		t.Logf("attempt %d: Ctrl-C %s after the first create: %d of %d sandboxes made, all in the state",
 			attempt, after.Round(time.Millisecond), len(ids), count)
+		if len(ids) > 0 && len(ids) < count {
+			partial++
+		}
 		tf.Run("destroy", "-auto-approve")
 		acctest.ExpectNoContainers(t, name, "the destroy after the interrupted apply")
 	}
+	// Twenty moments over the span all missing the middle, where some
+	// sandboxes are in the state and others were cut off, would mean that
+	// the moments do not span the creates.
+	if trials >= 20 && partial == 0 {
+		t.Errorf("no interrupted apply of %d left some sandboxes made and others not: the Ctrl-C moments "+
+			"(over %s) miss the creates", trials, span)
+	}
+}
+
+// createsSpan applies the configuration once, uninterrupted (with args),
+// and returns how long its creates took after the first began (most of
+// it, so that a moment drawn from it lands before the apply ends), then
+// destroys it.
+func createsSpan(t *testing.T, tf *acctest.CLI, args ...string) time.Duration {
+	t.Helper()
+	apply := tf.Start(append([]string{"apply", "-auto-approve"}, args...)...)
+	apply.WaitFor(t, "Creating...", time.Minute)
+	began := time.Now()
+	if out, err := apply.Wait(5 * time.Minute); err != nil {
+		t.Fatalf("the uninterrupted apply failed: %v\n%s", err, out)
+	}
+	span := time.Since(began) * 9 / 10
+	tf.Run("destroy", "-auto-approve")
+	return span
 }
