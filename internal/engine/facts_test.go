@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPodmanInfoDecidesWhatIsEnforced(t *testing.T) {
 	info := func(rootless bool, cgroup string, controllers []string, profile string) podmanInfo {
@@ -35,5 +38,16 @@ func TestPodmanInfoDecidesWhatIsEnforced(t *testing.T) {
 				t.Errorf("a refusal without its reason or fix: %+v", e)
 			}
 		})
+	}
+}
+
+func TestKubernetesName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"agent-1": true, "agent-1.work": true, "a": true, strings.Repeat("a", 253): true,
+		"Agent": false, "agent_1": false, "-agent": false, "agent-": false, "": false, strings.Repeat("a", 254): false,
+	} {
+		if got := KubernetesName(name); got != want {
+			t.Errorf("KubernetesName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -31,6 +32,15 @@ func (k Kind) String() string {
 	}
 	return "Docker"
 }
+
+// objectName is a Kubernetes object's name (a pod's, a claim's): a DNS
+// subdomain, lower case.
+var objectName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// KubernetesName reports whether name may name a pod or a persistent
+// volume claim on a cluster: lower-case letters, digits, '-' and '.', at
+// most 253 characters, starting and ending with a letter or digit.
+func KubernetesName(name string) bool { return len(name) <= 253 && objectName.MatchString(name) }
 
 // Kind asks the engine what it is, until it has answered once (Ping asks
 // first). An engine that does not say is taken for Docker.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -36,9 +35,6 @@ var clusterRefused = []struct{ attr, why string }{
 // write-only environment beside them.
 const clusterFilesBytes = 1_000_000
 
-// podNamePattern is a pod's name: a DNS subdomain, lower case.
-var podNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
 // clusterSecurityOpts are the security options a pod carries.
 var clusterSecurityOpts = []string{"no-new-privileges", "no-new-privileges=true", "no-new-privileges:true",
 	"no-new-privileges=false", "no-new-privileges:false", "seccomp=unconfined", "seccomp:unconfined"}
@@ -56,7 +52,7 @@ func (r *Resource) planForCluster(plan, state map[string]tftypes.Value, facts en
 		}
 	}
 	if name := values.RawString(plan["name"]); plan["name"].IsKnown() && name != "" &&
-		(len(name) > 253 || !podNamePattern.MatchString(name)) {
+		!engine.KubernetesName(name) {
 		refuse(path.Root("name"), "Name not allowed on a Kubernetes cluster", fmt.Sprintf("name = %q names a pod, "+
 			"which takes lower-case letters, digits, '-' and '.', at most 253 characters, starting and ending "+
 			"with a letter or digit", name))

@@ -2,10 +2,11 @@ package volumeresource
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // A sandbox_volume on a Kubernetes cluster is a PersistentVolumeClaim of
@@ -17,15 +18,12 @@ import (
 // an owner (which the storage driver decides), and a claim without a size
 // (a claim asks for one).
 
-// claimNamePattern is a claim's name: a DNS subdomain, lower case.
-var claimNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
 // planForCluster refuses what a claim cannot be.
 func (m resourceModel) planForCluster(where string, resp *resource.ModifyPlanResponse) {
 	refuse := func(attr, summary, detail string) {
 		resp.Diagnostics.AddAttributeError(path.Root(attr), summary, detail+" (on "+where+").")
 	}
-	if name := m.Name.ValueString(); !m.Name.IsUnknown() && (len(name) > 253 || !claimNamePattern.MatchString(name)) {
+	if name := m.Name.ValueString(); !m.Name.IsUnknown() && !engine.KubernetesName(name) {
 		refuse("name", "Name not allowed on a Kubernetes cluster", fmt.Sprintf("name = %q names a persistent "+
 			"volume claim, which takes lower-case letters, digits, '-' and '.', at most 253 characters, "+
 			"starting and ending with a letter or digit", name))
@@ -39,9 +37,11 @@ func (m resourceModel) planForCluster(where string, resp *resource.ModifyPlanRes
 			`on disk. Give each sandbox its scratch space with sandbox_container.tmpfs instead, or use `+
 			`medium = "disk"`)
 	}
-	for attr, set := range map[string]bool{"source": !m.Source.IsNull(), "reseed": !m.Reseed.IsNull(),
-		"owner": !m.Owner.IsNull()} {
-		if set {
+	for _, seed := range []struct {
+		attr string
+		set  bool
+	}{{"source", !m.Source.IsNull()}, {"reseed", !m.Reseed.IsNull()}, {"owner", !m.Owner.IsNull()}} {
+		if attr := seed.attr; seed.set {
 			refuse(attr, "Seeding not possible on a Kubernetes cluster", fmt.Sprintf("Remove %s: a claim "+
 				"is filled only by a pod that mounts it, and its root's owner is the storage driver's. Build "+
 				"the files into the image, or give them to the sandbox with sandbox_container.files, and copy "+
