@@ -175,8 +175,7 @@ func removeClaims(t *testing.T, prefix string) {
 	}
 	for _, c := range list.Items {
 		if strings.HasPrefix(c.Name, prefix) {
-			_ = core.Delete().Namespace(ClusterNamespace).Resource("persistentvolumeclaims").Name(c.Name).
-				Do(context.Background()).Error()
+			_ = DeleteClaim(context.Background(), t, c.Name)
 		}
 	}
 }

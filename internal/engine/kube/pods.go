@@ -233,7 +233,7 @@ func waitsForClaims(pod *corev1.Pod) bool {
 func startState(pod *corev1.Pod) (bool, string) {
 	for _, cond := range pod.Status.Conditions {
 		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" &&
-			!strings.Contains(cond.Message, claimsBinding) {
+			!waitsForClaims(pod) {
 			return false, "the scheduler places it on no node: " + cond.Message
 		}
 	}
@@ -277,20 +277,28 @@ func (c *Client) removePod(ctx context.Context, id string, grace int64) error {
 	if err != nil {
 		return err
 	}
-	limit := engine.SlowCallTimeout + time.Duration(grace)*time.Second
+	return waitGone(ctx, "pod "+namespace+"/"+name, engine.SlowCallTimeout+time.Duration(grace)*time.Second,
+		func(ctx context.Context) bool {
+			_, err := c.getPod(ctx, id)
+			return engine.IsNotFound(err)
+		})
+}
+
+// waitGone waits, up to limit, until gone reports that the object whose
+// removal was asked is gone.
+func waitGone(ctx context.Context, what string, limit time.Duration, gone func(context.Context) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	for {
-		if _, err := c.getPod(ctx, id); engine.IsNotFound(err) {
-			return nil
-		} else if ctx.Err() != nil {
-			return fmt.Errorf("pod %s/%s was still there %s after its removal was asked", namespace, name, limit)
+	for !gone(ctx) {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s was still there %s after its removal was asked", what, limit)
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(startPoll):
 		}
 	}
+	return nil
 }
 
 // deleteOptions removes only the pod of the given UID (any, when empty),

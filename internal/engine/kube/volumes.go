@@ -55,7 +55,8 @@ func (c *Client) CreateVolume(ctx context.Context, spec engine.VolumeSpec) (engi
 		if getErr == nil && held.DeletionTimestamp != nil {
 			return engine.Volume{}, c.claimBeingRemoved(ctx, spec.Name)
 		}
-		return engine.Volume{}, &engine.VolumeNameTakenError{Name: spec.Name, Managed: getErr == nil && claimManaged(held)}
+		return engine.Volume{}, &engine.VolumeNameTakenError{Name: spec.Name,
+			Managed: getErr == nil && engine.ManagedBy(volumeOf(held).Labels)}
 	}
 	if err != nil {
 		return engine.Volume{}, err
@@ -66,11 +67,7 @@ func (c *Client) CreateVolume(ctx context.Context, spec engine.VolumeSpec) (engi
 // claimBeingRemoved says why a claim removed out of band is still there:
 // the cluster keeps a claim until no pod mounts it.
 func (c *Client) claimBeingRemoved(ctx context.Context, name string) error {
-	users, _ := c.VolumeUsers(ctx, name)
-	pods := make([]string, 0, len(users))
-	for _, u := range users {
-		pods = append(pods, u.Container)
-	}
+	pods, _ := c.podsMounting(ctx, name)
 	mounting := "none left"
 	if len(pods) > 0 {
 		mounting = strings.Join(pods, ", ")
@@ -102,12 +99,6 @@ func (c *Client) InspectVolume(ctx context.Context, name string) (engine.Volume,
 		return engine.Volume{}, notFound{fmt.Errorf("persistent volume claim %s/%s is being removed", c.namespace, name)}
 	}
 	return volumeOf(claim), nil
-}
-
-// claimManaged reports whether the claim carries the provider's labels,
-// written by the provider.
-func claimManaged(claim *corev1.PersistentVolumeClaim) bool {
-	return engine.ManagedBy(claim.Labels) && labelsWrittenByProvider(claim.ManagedFields)
 }
 
 // volumeOf is the claim in the shape of the engine's data about a volume:
@@ -147,16 +138,12 @@ func (c *Client) RemoveVolume(ctx context.Context, name, token string) error {
 	if !engine.VolumeMadeWith(volumeOf(claim), token) {
 		return nil
 	}
-	users, err := c.VolumeUsers(ctx, name)
+	pods, err := c.podsMounting(ctx, name)
 	if err != nil {
 		return err
 	}
-	if len(users) > 0 {
-		names := make([]string, 0, len(users))
-		for _, u := range users {
-			names = append(names, u.Container)
-		}
-		return &engine.VolumeInUseError{Name: name, Containers: names}
+	if len(pods) > 0 {
+		return &engine.VolumeInUseError{Name: name, Containers: pods}
 	}
 	if claim.DeletionTimestamp == nil {
 		err = c.call(ctx, "the request to remove a persistent volume claim", engine.SlowCallTimeout, func(ctx context.Context) error {
@@ -170,22 +157,11 @@ func (c *Client) RemoveVolume(ctx context.Context, name, token string) error {
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, engine.SlowCallTimeout)
-	defer cancel()
-	for {
-		held, err := c.getClaim(ctx, name)
-		switch {
-		case engine.IsNotFound(err) || (err == nil && held.UID != claim.UID):
-			return nil
-		case ctx.Err() != nil:
-			return fmt.Errorf("persistent volume claim %s/%s was still there %s after its removal was asked",
-				c.namespace, name, engine.SlowCallTimeout)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(startPoll):
-		}
-	}
+	return waitGone(ctx, "persistent volume claim "+c.namespace+"/"+name, engine.SlowCallTimeout,
+		func(ctx context.Context) bool {
+			held, err := c.getClaim(ctx, name)
+			return engine.IsNotFound(err) || (err == nil && held.UID != claim.UID)
+		})
 }
 
 // VolumeUsers lists the pods of the namespace, whoever made them, that
@@ -207,6 +183,16 @@ func (c *Client) VolumeUsers(ctx context.Context, name string) ([]engine.VolumeU
 	}
 	slices.SortFunc(users, func(a, b engine.VolumeUser) int { return strings.Compare(a.Container, b.Container) })
 	return users, nil
+}
+
+// podsMounting names the pods that mount the claim.
+func (c *Client) podsMounting(ctx context.Context, name string) ([]string, error) {
+	users, err := c.VolumeUsers(ctx, name)
+	pods := make([]string, 0, len(users))
+	for _, u := range users {
+		pods = append(pods, u.Container)
+	}
+	return pods, err
 }
 
 // claimUser is the pod as a user of the claim, when it mounts it.
