@@ -92,6 +92,8 @@ type HandCommands interface {
 	RemoveLabelled(key, value string) string
 	// Logs shows a sandbox's output.
 	Logs(id string) string
+	// RemoveVolume removes a volume, and its data, by name.
+	RemoveVolume(name string) string
 }
 
 var (

@@ -102,6 +102,10 @@ func (d dockerCLI) RemoveLabelled(key, value string) string {
 
 func (d dockerCLI) Logs(id string) string { return fmt.Sprintf("docker -H %s logs %s", d, id) }
 
+func (d dockerCLI) RemoveVolume(name string) string {
+	return fmt.Sprintf("docker -H %s volume rm %s", d, name)
+}
+
 // LocalSocket is the path of the unix socket the provider reaches the
 // engine through, and whether it does: then the engine runs on this
 // machine, and its host's paths are this machine's.

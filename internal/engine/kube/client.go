@@ -290,3 +290,7 @@ func (k kubectl) RemoveLabelled(key, value string) string {
 }
 
 func (k kubectl) Logs(id string) string { return fmt.Sprintf("%s logs %s", k.prefix(), podName(id)) }
+
+func (k kubectl) RemoveVolume(name string) string {
+	return fmt.Sprintf("%s delete pvc %s", k.prefix(), name)
+}

@@ -422,7 +422,8 @@ resource "sandbox_volume" "copy" {
   size_mb = 16
 }
 `, copied),
-		ExpectError: acctest.Phrase("It was not made by this provider"),
+		ExpectError: regexp.MustCompile(acctest.Phrase("It was not made by this provider").String() +
+			`.*kubectl\s.*delete\s+pvc\s+` + regexp.QuoteMeta(copied)),
 	}, {
 		Config: config("2"),
 		Check: func(*terraform.State) error {

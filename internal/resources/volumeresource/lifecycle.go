@@ -31,7 +31,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	var noMemory *engine.MemoryVolumeUnsupportedError
 	switch {
 	case errors.As(err, &taken):
-		diags.AddAttributeError(path.Root("name"), "Volume name taken", nameTakenDetail(taken, r.Client.Endpoint()))
+		diags.AddAttributeError(path.Root("name"), "Volume name taken", nameTakenDetail(taken, r.Client))
 		return t, false, diags
 	case errors.As(err, &noMemory) || errors.As(err, &sizeRefused):
 		diags.Append(boundRefused(spec, r.Client.Endpoint(), noMemory, sizeRefused)...)
@@ -110,7 +110,7 @@ func (r *Resource) seed(ctx context.Context, m resourceModel, token string) erro
 	return r.Client.SeedVolume(ctx, m.Name.ValueString(), token, pr)
 }
 
-func nameTakenDetail(e *engine.VolumeNameTakenError, endpoint string) string {
+func nameTakenDetail(e *engine.VolumeNameTakenError, on engine.Engine) string {
 	whose := "It was not made by this provider"
 	if e.Managed {
 		whose = "It carries this provider's labels, but not this create's token: another configuration's " +
@@ -118,7 +118,7 @@ func nameTakenDetail(e *engine.VolumeNameTakenError, endpoint string) string {
 	}
 	return fmt.Sprintf("A volume named %q already exists on the engine at %s. %s. The provider never "+
 		"adopts a volume it cannot prove it made, since its data is someone else's: choose another name, or "+
-		"remove that volume first (docker volume rm %s) if its data can go.", e.Name, endpoint, whose, e.Name)
+		"remove that volume first (%s) if its data can go.", e.Name, on.Endpoint(), whose, on.ByHand().RemoveVolume(e.Name))
 }
 
 // refresh reads the volume the state recorded. It reports false, with a

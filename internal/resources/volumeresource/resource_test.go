@@ -129,7 +129,8 @@ func foreignVolumeIsNeverTaken(t *testing.T, labels map[string]string) {
 			want = "It carries this provider's labels, but not this create's token"
 		}
 		acctest.Test(t, []resource.TestStep{
-			{Config: config(name, ""), ExpectError: regexp.MustCompile(`(?s)Volume name taken.*` + acctest.Phrase(want).String())},
+			{Config: config(name, ""), ExpectError: regexp.MustCompile(`(?s)Volume name taken.*` + acctest.Phrase(want).String() +
+				`.*docker\s+-H\s+\S+\s+volume\s+rm\s+` + regexp.QuoteMeta(name))},
 			{
 				Config: config(name, ""), ResourceName: addr, ImportState: true, ImportStateId: name,
 				ExpectError: acctest.Phrase("Volume not made by this provider"),
