@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -124,19 +125,27 @@ func get(ctx context.Context, typ attr.Type, raw tftypes.Value, target any) diag
 	if !ok || value.IsNull() || value.IsUnknown() {
 		return modelError(fmt.Errorf("%s is not a known object", raw.Type()))
 	}
-	attrs := object.Attributes()
+	if err := setFields(model, fields, object.Attributes()); err != nil {
+		return modelError(err)
+	}
+	return nil
+}
+
+// setFields sets model's fields to the attributes of an object, which
+// must be exactly the fields'.
+func setFields(model reflect.Value, fields []modelField, attrs map[string]attr.Value) error {
 	if len(attrs) != len(fields) {
-		return modelError(fmt.Errorf("%s has %d fields for %d attributes", model.Type(), len(fields), len(attrs)))
+		return fmt.Errorf("%s has %d fields for %d attributes", model.Type(), len(fields), len(attrs))
 	}
 	for _, f := range fields {
 		v, ok := attrs[f.name]
 		if !ok {
-			return modelError(fmt.Errorf("%s has no attribute %q", raw.Type(), f.name))
+			return fmt.Errorf("the object has no attribute %q", f.name)
 		}
 		field := model.FieldByIndex(f.index)
 		rv := reflect.ValueOf(v)
 		if rv.Type() != field.Type() {
-			return modelError(fmt.Errorf("attribute %q is a %s, its field a %s", f.name, rv.Type(), field.Type()))
+			return fmt.Errorf("attribute %q is a %s, its field a %s", f.name, rv.Type(), field.Type())
 		}
 		field.Set(rv)
 	}
@@ -195,4 +204,48 @@ func ModelMatches(ctx context.Context, typ attr.Type, target any) diag.Diagnosti
 		nulls[name] = tftypes.NewValue(t, nil)
 	}
 	return get(ctx, typ, tftypes.NewValue(objectType, nulls), target)
+}
+
+// ObjectsAs reads a known map of objects, such as a map nested attribute,
+// into models of type T, each element's attributes into T's fields as get
+// does. The framework's ElementsAs reflects over T for every element, so a
+// sandbox with 2,000 files paid for 2,000 reads of T's tags.
+func ObjectsAs[T any](m basetypes.MapValue) (map[string]T, diag.Diagnostics) {
+	fields, err := fieldsOf(reflect.TypeFor[T]())
+	if err != nil {
+		return nil, modelError(err)
+	}
+	out := make(map[string]T, len(m.Elements()))
+	for key, element := range m.Elements() {
+		object, ok := element.(basetypes.ObjectValue)
+		if !ok || object.IsNull() || object.IsUnknown() {
+			return nil, modelError(fmt.Errorf("element %q is not a known object", key))
+		}
+		var model T
+		if err := setFields(reflect.ValueOf(&model).Elem(), fields, object.Attributes()); err != nil {
+			return nil, modelError(fmt.Errorf("element %q: %w", key, err))
+		}
+		out[key] = model
+	}
+	return out, nil
+}
+
+// ObjectOf builds an object of attrTypes from model (a model or a pointer
+// to one), the reverse of ObjectsAs for one element.
+func ObjectOf(attrTypes map[string]attr.Type, model any) (basetypes.ObjectValue, diag.Diagnostics) {
+	v := reflect.ValueOf(model)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	fields, err := fieldsOf(v.Type())
+	if err != nil {
+		return basetypes.ObjectValue{}, modelError(err)
+	}
+	attrs := make(map[string]attr.Value, len(fields))
+	for _, f := range fields {
+		if value, ok := v.FieldByIndex(f.index).Interface().(attr.Value); ok { // fieldsOf admits only these
+			attrs[f.name] = value
+		}
+	}
+	return basetypes.NewObjectValue(attrTypes, attrs)
 }

@@ -158,3 +158,54 @@ func TestModelMismatchIsAnError(t *testing.T) {
 		t.Error("GetState of a null state must be an error")
 	}
 }
+
+type testElement struct {
+	Name types.String `tfsdk:"name"`
+	Size types.Int64  `tfsdk:"size"`
+}
+
+var elementType = types.ObjectType{AttrTypes: map[string]attr.Type{"name": types.StringType, "size": types.Int64Type}}
+
+// ObjectsAs and ObjectOf read and build the elements of a map of objects
+// exactly as the framework's ElementsAs and ObjectValueFrom do.
+func TestObjectsMatchTheFramework(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	want := map[string]testElement{
+		"/a": {Name: types.StringValue("a"), Size: types.Int64Value(1)},
+		"/b": {Name: types.StringUnknown(), Size: types.Int64Null()},
+	}
+	elements := map[string]attr.Value{}
+	for key, e := range want {
+		built, diags := ObjectOf(elementType.AttrTypes, e)
+		framework, fwDiags := types.ObjectValueFrom(ctx, elementType.AttrTypes, e)
+		if diags.HasError() || fwDiags.HasError() || !built.Equal(framework) {
+			t.Fatalf("%s: ObjectOf %v (%v), the framework %v (%v)", key, built, diags, framework, fwDiags)
+		}
+		elements[key] = built
+	}
+	m := types.MapValueMust(elementType, elements)
+	got, diags := ObjectsAs[testElement](m)
+	var framework map[string]testElement
+	if fwDiags := m.ElementsAs(ctx, &framework, false); diags.HasError() || fwDiags.HasError() {
+		t.Fatalf("ObjectsAs: %v; the framework: %v", diags, fwDiags)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got, framework) {
+		t.Errorf("ObjectsAs %v, the framework %v, want %v", got, framework, want)
+	}
+
+	// A model that does not match the objects is an error, never a panic.
+	type other struct {
+		Name types.String `tfsdk:"name"`
+	}
+	if _, diags := ObjectsAs[other](m); !diags.HasError() {
+		t.Error("a model with fewer fields than the objects' attributes was read")
+	}
+	nulls := types.MapValueMust(elementType, map[string]attr.Value{"/n": types.ObjectNull(elementType.AttrTypes)})
+	if _, diags := ObjectsAs[testElement](nulls); !diags.HasError() {
+		t.Error("a null element was read into a model")
+	}
+	if _, diags := ObjectOf(map[string]attr.Type{"name": types.StringType}, want["/a"]); !diags.HasError() {
+		t.Error("ObjectOf built an object whose types lack a field of the model")
+	}
+}

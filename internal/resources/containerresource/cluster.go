@@ -1,10 +1,9 @@
 package containerresource
 
 import (
-	"encoding/base64"
+	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -74,11 +73,6 @@ func (r *Resource) planForCluster(plan, state map[string]tftypes.Value, facts en
 	}
 	r.planClusterTmpfs(plan, refuse)
 	planClusterMounts(plan, refuse)
-	if total := plannedFilesBytes(plan["files"]); total > clusterFilesBytes {
-		refuse(path.Root("files"), "Files too large for a Kubernetes cluster", fmt.Sprintf("The files have %d bytes, "+
-			"more than the %d a sandbox's files may have on a cluster, where they travel in the sandbox's Secret. "+
-			"Build larger files into the image instead", total, clusterFilesBytes))
-	}
 	r.planClusterRuntime(plan, facts, refuse)
 	if state == nil {
 		return
@@ -138,31 +132,16 @@ func (r *Resource) planClusterRuntime(plan map[string]tftypes.Value, facts engin
 	}
 }
 
-// plannedFilesBytes is the size of the planned files whose content is
-// known: inline, or a source file's.
-func plannedFilesBytes(files tftypes.Value) int {
-	var entries map[string]tftypes.Value
-	if !files.IsKnown() || files.IsNull() || files.As(&entries) != nil {
-		return 0
+// planClusterFiles refuses, on a cluster, files that its Secret could not
+// hold; total is what the files plan counted.
+func (r *Resource) planClusterFiles(ctx context.Context, total int, resp *resource.ModifyPlanResponse) {
+	if total <= clusterFilesBytes || r.Client == nil || r.Client.Kind(ctx) != engine.Kubernetes {
+		return
 	}
-	total := 0
-	for _, e := range entries {
-		var f map[string]tftypes.Value
-		if e.As(&f) != nil {
-			continue
-		}
-		switch {
-		case f["content"].IsKnown() && !f["content"].IsNull():
-			total += len(values.RawString(f["content"]))
-		case f["content_base64"].IsKnown() && !f["content_base64"].IsNull():
-			total += base64.StdEncoding.DecodedLen(len(values.RawString(f["content_base64"])))
-		case f["source"].IsKnown() && !f["source"].IsNull():
-			if st, err := os.Stat(values.RawString(f["source"])); err == nil {
-				total += int(min(st.Size(), 1<<40))
-			}
-		}
-	}
-	return total
+	resp.Diagnostics.AddAttributeError(path.Root("files"), "Files too large for a Kubernetes cluster", fmt.Sprintf(
+		"The files have %d bytes, more than the %d a sandbox's files may have on a cluster, where they travel "+
+			"in the sandbox's Secret. Build larger files into the image instead (on %s).", total,
+		clusterFilesBytes, r.Client.Where()))
 }
 
 // numericUser reports whether a user is "UID" or "UID:GID".

@@ -24,7 +24,7 @@ import (
 func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string) (engine.Defaults, diag.Diagnostics) {
 	var added engine.Defaults
 	spec, diags := m.spec(ctx, secretEnv)
-	files, fileDiags := m.engineFiles(ctx)
+	files, fileDiags := m.engineFiles()
 	if diags.Append(fileDiags...); diags.HasError() {
 		return added, diags
 	}

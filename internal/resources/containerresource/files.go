@@ -171,16 +171,16 @@ func digest(b []byte) string {
 }
 
 // plan fills in each file's digest, so that a plan shows a changed source
-// file. Files whose content is not known yet get an unknown digest.
-func (f filesModel) plan(ctx context.Context) (types.Map, diag.Diagnostics) {
-	var diags diag.Diagnostics
+// file, and counts the bytes of the files whose content is known. Files
+// whose content is not known yet get an unknown digest.
+func (f filesModel) plan() (planned types.Map, total int, diags diag.Diagnostics) {
 	if !values.Known(f.Files) {
-		return f.Files, diags
+		return f.Files, 0, diags
 	}
-	var entries map[string]fileModel
-	diags.Append(f.Files.ElementsAs(ctx, &entries, false)...)
+	entries, d := values.ObjectsAs[fileModel](f.Files)
+	diags.Append(d...)
 	if diags.HasError() {
-		return f.Files, diags
+		return f.Files, 0, diags
 	}
 	vals := make(map[string]attr.Value, len(entries))
 	sizes := map[string]int{}
@@ -202,25 +202,28 @@ func (f filesModel) plan(ctx context.Context) (types.Map, diag.Diagnostics) {
 			file.SHA256 = types.StringValue(digest(content))
 			sizes[p] = len(content)
 		}
-		obj, d := types.ObjectValueFrom(ctx, fileAttrTypes, file)
+		obj, d := values.ObjectOf(fileAttrTypes, file)
 		diags.Append(d...)
 		vals[p] = obj
 	}
 	if diags.Append(checkSizes(sizes)...); diags.HasError() {
-		return f.Files, diags
+		return f.Files, 0, diags
 	}
-	planned, d := types.MapValue(types.ObjectType{AttrTypes: fileAttrTypes}, vals)
+	for _, size := range sizes {
+		total += size
+	}
+	planned, d = types.MapValue(types.ObjectType{AttrTypes: fileAttrTypes}, vals)
 	diags.Append(d...)
-	return planned, diags
+	return planned, total, diags
 }
 
 // engineFiles reads the planned files for the engine. A source file whose
 // content changed since the plan is an error: apply writes what was planned
 // or nothing.
-func (f filesModel) engineFiles(ctx context.Context) ([]engine.File, diag.Diagnostics) {
+func (f filesModel) engineFiles() ([]engine.File, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	var entries map[string]fileModel
-	diags.Append(f.Files.ElementsAs(ctx, &entries, false)...)
+	entries, d := values.ObjectsAs[fileModel](f.Files)
+	diags.Append(d...)
 	out := make([]engine.File, 0, len(entries))
 	for p, file := range entries {
 		at := path.Root("files").AtMapKey(p)
@@ -291,8 +294,8 @@ func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagno
 	if !values.Known(f.Files) {
 		return diags
 	}
-	var entries map[string]fileModel
-	if diags.Append(f.Files.ElementsAs(ctx, &entries, false)...); diags.HasError() {
+	entries, d := values.ObjectsAs[fileModel](f.Files)
+	if diags.Append(d...); diags.HasError() {
 		return diags
 	}
 	if diags.Append(checkSizes(inlineSizes(entries))...); diags.HasError() {

@@ -41,18 +41,20 @@ func file(content, b64, source string) fileModel {
 // planned: a source file changed in between is refused.
 func TestFilesPlannedThenRead(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	source := filepath.Join(t.TempDir(), "run.sh")
 	if err := os.WriteFile(source, []byte("echo hi\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	planned, diags := filesModel{Files: filesValue(t, map[string]fileModel{
+	planned, total, diags := filesModel{Files: filesValue(t, map[string]fileModel{
 		"/a": file("hello", "", ""),
 		"/b": file("", "aGVsbG8=", ""),
 		"/c": file("", "", source),
-	})}.plan(ctx)
+	})}.plan()
 	if diags.HasError() {
 		t.Fatal(diags)
+	}
+	if total != 5+5+8 {
+		t.Errorf("the plan counted %d bytes, want 18", total)
 	}
 	entries := fileEntries(t, planned)
 	helloDigest := "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
@@ -60,7 +62,7 @@ func TestFilesPlannedThenRead(t *testing.T) {
 		t.Errorf("digests %v %v, want sha256(hello) for both", entries["/a"].SHA256, entries["/b"].SHA256)
 	}
 
-	files, diags := filesModel{Files: planned}.engineFiles(ctx)
+	files, diags := filesModel{Files: planned}.engineFiles()
 	if diags.HasError() || len(files) != 3 {
 		t.Fatalf("files %v, diags %v", files, diags)
 	}
@@ -73,7 +75,7 @@ func TestFilesPlannedThenRead(t *testing.T) {
 	if err := os.WriteFile(source, []byte("echo changed\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, diags = filesModel{Files: planned}.engineFiles(ctx)
+	_, diags = filesModel{Files: planned}.engineFiles()
 	if !diags.HasError() || !strings.Contains(diags[0].Detail(), "no longer has the digest the plan recorded") {
 		t.Errorf("a source changed after the plan was written: %v", diags)
 	}
@@ -83,7 +85,7 @@ func TestFilesWithUnknownContentPlanUnknownDigest(t *testing.T) {
 	t.Parallel()
 	f := file("", "", "")
 	f.Content = types.StringUnknown()
-	planned, diags := filesModel{Files: filesValue(t, map[string]fileModel{"/a": f})}.plan(context.Background())
+	planned, _, diags := filesModel{Files: filesValue(t, map[string]fileModel{"/a": f})}.plan()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
