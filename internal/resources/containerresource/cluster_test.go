@@ -433,6 +433,20 @@ resource "sandbox_volume" "copy" {
 			return nil
 		},
 	}, {
+		// The provider's claim imports as it was made; the hand-made one
+		// with copied labels does not.
+		Config:       config("2"),
+		ResourceName: "sandbox_volume.work", ImportState: true, ImportStateId: name + "-work", ImportStateVerify: true,
+	}, {
+		Config: config("2") + fmt.Sprintf(`
+resource "sandbox_volume" "copy" {
+  name    = %q
+  size_mb = 16
+}
+`, copied),
+		ResourceName: "sandbox_volume.copy", ImportState: true, ImportStateId: copied,
+		ExpectError: acctest.Phrase("Volume not made by this provider"),
+	}, {
 		// Deleted out of band while the sandbox mounts it, the claim stays,
 		// being removed: the apply says so, and what to replace.
 		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
