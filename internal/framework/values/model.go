@@ -208,8 +208,10 @@ func ModelMatches(ctx context.Context, typ attr.Type, target any) diag.Diagnosti
 
 // ObjectsAs reads a known map of objects, such as a map nested attribute,
 // into models of type T, each element's attributes into T's fields as get
-// does. The framework's ElementsAs reflects over T for every element, so a
-// sandbox with 2,000 files paid for 2,000 reads of T's tags.
+// does. An element not known yet (a whole object from an expression known
+// only at apply) is left out. The framework's ElementsAs reflects over T
+// for every element, so a sandbox with 2,000 files paid for 2,000 reads of
+// T's tags.
 func ObjectsAs[T any](m basetypes.MapValue) (map[string]T, diag.Diagnostics) {
 	fields, err := fieldsOf(reflect.TypeFor[T]())
 	if err != nil {
@@ -218,8 +220,11 @@ func ObjectsAs[T any](m basetypes.MapValue) (map[string]T, diag.Diagnostics) {
 	out := make(map[string]T, len(m.Elements()))
 	for key, element := range m.Elements() {
 		object, ok := element.(basetypes.ObjectValue)
-		if !ok || object.IsNull() || object.IsUnknown() {
-			return nil, modelError(fmt.Errorf("element %q is not a known object", key))
+		if ok && object.IsUnknown() {
+			continue
+		}
+		if !ok || object.IsNull() {
+			return nil, modelError(fmt.Errorf("element %q is not an object", key))
 		}
 		var model T
 		if err := setFields(reflect.ValueOf(&model).Elem(), fields, object.Attributes()); err != nil {

@@ -201,6 +201,12 @@ func TestObjectsMatchTheFramework(t *testing.T) {
 	if _, diags := ObjectsAs[other](m); !diags.HasError() {
 		t.Error("a model with fewer fields than the objects' attributes was read")
 	}
+	unknown := types.MapValueMust(elementType, map[string]attr.Value{
+		"/a": elements["/a"], "/u": types.ObjectUnknown(elementType.AttrTypes),
+	})
+	if got, diags := ObjectsAs[testElement](unknown); diags.HasError() || len(got) != 1 || got["/a"] != want["/a"] {
+		t.Errorf("an element not known yet must be left out, the others read: %v, %v", got, diags)
+	}
 	nulls := types.MapValueMust(elementType, map[string]attr.Value{"/n": types.ObjectNull(elementType.AttrTypes)})
 	if _, diags := ObjectsAs[testElement](nulls); !diags.HasError() {
 		t.Error("a null element was read into a model")

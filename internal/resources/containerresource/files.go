@@ -183,6 +183,11 @@ func (f filesModel) plan() (planned types.Map, total int, diags diag.Diagnostics
 		return f.Files, 0, diags
 	}
 	vals := make(map[string]attr.Value, len(entries))
+	for p, element := range f.Files.Elements() {
+		if _, known := entries[p]; !known {
+			vals[p] = element // known at apply, its digest with it
+		}
+	}
 	sizes := map[string]int{}
 	for p, file := range entries {
 		file.SHA256 = types.StringUnknown()

@@ -167,3 +167,48 @@ func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
 		}
 	}
 }
+
+// A file whose whole object is known only at apply plans as unknown beside
+// the files known at plan, and is written like them.
+func TestAccContainer_fileKnownOnlyAtApply(t *testing.T) {
+	name := acctest.Name(t)
+	config := `
+resource "terraform_data" "later" {
+  input = { content = "later\n" }
+}
+` + acctest.Config(name, `
+  network_mode = "none"
+  files = {
+    "/work/now.txt"   = { content = "now\n" }
+    "/work/later.txt" = terraform_data.later.output
+  }
+`)
+	acctest.Test(t, []resource.TestStep{{
+		Config: config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectUnknownValue(addr, attr("files").AtMapKey("/work/later.txt")),
+			plancheck.ExpectKnownValue(addr, attr("files").AtMapKey("/work/now.txt").AtMapKey("sha256"),
+				knownvalue.StringExact(sha256Hex("now\n"))),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+				out, err := acctest.ExecOK(ctx, t, id, "cat", "/work/now.txt", "/work/later.txt")
+				if err != nil || out != "now\nlater\n" {
+					return fmt.Errorf("the files hold %q (%s), want now and later", out, acctest.ErrText(err))
+				}
+				return nil
+			}),
+			statecheck.ExpectKnownValue(addr, attr("files").AtMapKey("/work/later.txt").AtMapKey("sha256"),
+				knownvalue.StringExact(sha256Hex("later\n"))),
+		},
+	}, {
+		Config:             config,
+		ConfigPlanChecks:   resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ExpectNonEmptyPlan: false,
+	}})
+}
+
+func sha256Hex(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:])
+}

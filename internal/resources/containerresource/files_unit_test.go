@@ -95,6 +95,29 @@ func TestFilesWithUnknownContentPlanUnknownDigest(t *testing.T) {
 	}
 }
 
+// A whole file object known only at apply stays unknown in the plan, and
+// the files beside it get their digests; validation passes over it.
+func TestFilesWithAnUnknownElementPlanIt(t *testing.T) {
+	t.Parallel()
+	objectType := types.ObjectType{AttrTypes: fileAttrTypes}
+	known := filesValue(t, map[string]fileModel{"/a": file("hello", "", "")}).Elements()["/a"]
+	files := types.MapValueMust(objectType, map[string]attr.Value{"/a": known, "/later": types.ObjectUnknown(fileAttrTypes)})
+	planned, total, diags := filesModel{Files: files}.plan()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	elements := planned.Elements()
+	if !elements["/later"].IsUnknown() || total != 5 {
+		t.Errorf("the unknown file planned as %v, %d bytes counted; want it unknown and 5 bytes", elements["/later"], total)
+	}
+	if a, ok := elements["/a"].(types.Object); !ok || a.Attributes()["sha256"].IsUnknown() || a.Attributes()["sha256"].IsNull() {
+		t.Errorf("the known file planned as %v, want it with its digest", elements["/a"])
+	}
+	if diags := (filesModel{Files: files}).validate(context.Background(), filesystemModel{}); diags.HasError() {
+		t.Errorf("validation: %v", diags)
+	}
+}
+
 func fileEntries(t *testing.T, files types.Map) map[string]fileModel {
 	t.Helper()
 	var entries map[string]fileModel

@@ -81,8 +81,8 @@ func forbiddenOn(facts engine.Facts, socket string) []string {
 
 // hostPaths are the planned host path mounts, by target; the unknown ones
 // are left for apply.
-func hostPaths(ctx context.Context, m mountsModel) (map[string]string, diag.Diagnostics) {
-	entries, diags := m.entries(ctx)
+func hostPaths(m mountsModel) (map[string]string, diag.Diagnostics) {
+	entries, diags := m.entries()
 	out := map[string]string{}
 	for target, e := range entries {
 		if !e.HostPath.IsNull() && !e.HostPath.IsUnknown() {
@@ -94,8 +94,8 @@ func hostPaths(ctx context.Context, m mountsModel) (map[string]string, diag.Diag
 
 // validateHostPaths refuses host paths without the opt-in, and those that
 // hand the host over whatever the engine.
-func (m mountsModel) validateHostPaths(ctx context.Context) diag.Diagnostics {
-	paths, diags := hostPaths(ctx, m)
+func (m mountsModel) validateHostPaths() diag.Diagnostics {
+	paths, diags := hostPaths(m)
 	for _, target := range slices.Sorted(maps.Keys(paths)) {
 		at := pathattr.Root("mounts").AtMapKey(target).AtName("host_path")
 		if problem := hostPathProblem(paths[target], handsOverTheHost); problem != "" {
@@ -114,8 +114,8 @@ func (m mountsModel) validateHostPaths(ctx context.Context) diag.Diagnostics {
 // refuseHostPaths refuses, at plan, host paths on an engine whose host the
 // provider cannot look at, and those that lead through the host's symbolic
 // links, or to the engine's own data or socket, to what hands it over.
-func (r *Resource) refuseHostPaths(ctx context.Context, m mountsModel, facts engine.Facts, resp *resource.ModifyPlanResponse) {
-	paths, diags := hostPaths(ctx, m)
+func (r *Resource) refuseHostPaths(m mountsModel, facts engine.Facts, resp *resource.ModifyPlanResponse) {
+	paths, diags := hostPaths(m)
 	if resp.Diagnostics.Append(diags...); len(paths) == 0 {
 		return
 	}
@@ -245,10 +245,10 @@ func (r *Resource) planHostPaths(ctx context.Context, facts engine.Facts, factsE
 		return
 	}
 	if factsErr == nil {
-		r.refuseHostPaths(ctx, m, facts, resp)
+		r.refuseHostPaths(m, facts, resp)
 		return
 	}
-	paths, diags := hostPaths(ctx, m)
+	paths, diags := hostPaths(m)
 	resp.Diagnostics.Append(diags...)
 	for _, target := range slices.Sorted(maps.Keys(paths)) {
 		resp.Diagnostics.AddAttributeError(pathattr.Root("mounts").AtMapKey(target).AtName("host_path"),

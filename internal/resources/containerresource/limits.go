@@ -1,7 +1,6 @@
 package containerresource
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -175,11 +174,14 @@ func (l limitsModel) engineLimits() engine.Limits {
 }
 
 // applyTo adds the limits to spec.
-func (l limitsModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) diag.Diagnostics {
+func (l limitsModel) applyTo(spec *engine.ContainerSpec) diag.Diagnostics {
 	spec.Limits = l.engineLimits()
 	spec.ShmSize = l.ShmSize.ValueInt64() * mib
 	var ulimits map[string]ulimitModel
-	diags := l.Ulimits.ElementsAs(ctx, &ulimits, false)
+	var diags diag.Diagnostics
+	if values.Known(l.Ulimits) {
+		ulimits, diags = values.ObjectsAs[ulimitModel](l.Ulimits)
+	}
 	for _, name := range slices.Sorted(maps.Keys(ulimits)) {
 		u := ulimits[name]
 		spec.Ulimits = append(spec.Ulimits, engine.Ulimit{Name: name, Soft: u.Soft.ValueInt64(), Hard: u.Hard.ValueInt64()})
@@ -238,7 +240,7 @@ func ulimitsValue(ulimits []engine.Ulimit) types.Map {
 
 // validate rejects swap below memory and soft limits above hard ones.
 // Values not known yet are skipped; apply sees them.
-func (l limitsModel) validate(ctx context.Context) diag.Diagnostics {
+func (l limitsModel) validate() diag.Diagnostics {
 	var diags diag.Diagnostics
 	if values.Known(l.Memory) && values.Known(l.MemorySwap) && l.MemorySwap.ValueInt64() < l.Memory.ValueInt64() {
 		diags.AddAttributeError(path.Root("memory_swap"), "Memory plus swap below memory", fmt.Sprintf(
@@ -248,8 +250,8 @@ func (l limitsModel) validate(ctx context.Context) diag.Diagnostics {
 	if !values.Known(l.Ulimits) {
 		return diags
 	}
-	var entries map[string]ulimitModel
-	diags.Append(l.Ulimits.ElementsAs(ctx, &entries, false)...)
+	entries, d := values.ObjectsAs[ulimitModel](l.Ulimits)
+	diags.Append(d...)
 	for name, u := range entries {
 		if values.Known(u.Soft) && values.Known(u.Hard) && u.Soft.ValueInt64() > u.Hard.ValueInt64() {
 			diags.AddAttributeError(path.Root("ulimits").AtMapKey(name).AtName("soft"), "Soft limit above hard limit",

@@ -101,8 +101,8 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	m.capabilitiesModel.applyTo(&spec)
 	m.privilegesModel.applyTo(&spec)
 	diags.Append(m.filesystemModel.applyTo(ctx, &spec)...)
-	diags.Append(m.mountsModel.applyTo(ctx, &spec)...)
-	diags.Append(m.limitsModel.applyTo(ctx, &spec)...)
+	diags.Append(m.mountsModel.applyTo(&spec)...)
+	diags.Append(m.limitsModel.applyTo(&spec)...)
 	diags.Append(m.portsModel.applyTo(ctx, &spec)...)
 	m.restartModel.applyTo(&spec)
 	recordConfigured(&spec, env, m.EnvWOVersion)
@@ -130,7 +130,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d e
 	m.capabilitiesModel.observe(c.HostConfig, d)
 	m.privilegesModel.observe(c.HostConfig)
 	m.filesystemModel.observe(c.HostConfig, d)
-	m.mountsModel.observe(ctx, c)
+	m.mountsModel.observe(c)
 	m.limitsModel.observe(c.HostConfig, d)
 	m.portsModel.observe(ctx, c.HostConfig)
 	m.restartModel.observe(c.HostConfig)
@@ -142,11 +142,11 @@ func (m resourceModel) validate(ctx context.Context) diag.Diagnostics {
 	var diags diag.Diagnostics
 	diags.Append(m.capabilitiesModel.validate()...)
 	diags.Append(m.privilegesModel.validate()...)
-	diags.Append(m.limitsModel.validate(ctx)...)
+	diags.Append(m.limitsModel.validate()...)
 	diags.Append(m.portsModel.validate(m.isolated())...)
 	diags.Append(m.filesModel.validate(ctx, m.filesystemModel)...)
 	diags.Append(m.mountsModel.validate(ctx, m.filesystemModel, m.filesModel)...)
-	diags.Append(m.validateHostPaths(ctx)...)
+	diags.Append(m.validateHostPaths()...)
 	diags.Append(m.Validate(m.Env, secretUsage)...)
 	return diags
 }

@@ -135,20 +135,19 @@ func mountTargetValidator() validator.String {
 	})
 }
 
-// entries are the configured mounts; nil when unknown or null.
-func (m mountsModel) entries(ctx context.Context) (map[string]mountModel, diag.Diagnostics) {
-	var out map[string]mountModel
+// entries are the configured mounts whose objects are known; nil when
+// unknown or null.
+func (m mountsModel) entries() (map[string]mountModel, diag.Diagnostics) {
 	if !values.Known(m.Mounts) {
 		return nil, nil
 	}
-	diags := m.Mounts.ElementsAs(ctx, &out, false)
-	return out, diags
+	return values.ObjectsAs[mountModel](m.Mounts)
 }
 
 // applyTo adds the mounts to spec, sorted by target so that a mount below
 // another comes after it.
-func (m mountsModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) diag.Diagnostics {
-	entries, diags := m.entries(ctx)
+func (m mountsModel) applyTo(spec *engine.ContainerSpec) diag.Diagnostics {
+	entries, diags := m.entries()
 	for _, target := range slices.Sorted(maps.Keys(entries)) {
 		e := entries[target]
 		spec.Mounts = append(spec.Mounts, engine.Mount{
@@ -160,8 +159,8 @@ func (m mountsModel) applyTo(ctx context.Context, spec *engine.ContainerSpec) di
 
 // observe records the named volumes the engine shows mounted, keeping the
 // state's spelling (an unset read_only) where it means the same.
-func (m *mountsModel) observe(ctx context.Context, c engine.Container) {
-	held, _ := m.entries(ctx)
+func (m *mountsModel) observe(c engine.Container) {
+	held, _ := m.entries()
 	observed := engine.ObservedMounts(c)
 	if len(observed) == 0 {
 		m.Mounts = values.KeepIfEqual(m.Mounts, nullMounts().Mounts)
@@ -200,7 +199,7 @@ func (m *mountsModel) observe(ctx context.Context, c engine.Container) {
 // or a file: a file written into a mounted volume would also overwrite what
 // the sandbox wrote there at every replacement.
 func (m mountsModel) validate(ctx context.Context, fs filesystemModel, files filesModel) diag.Diagnostics {
-	entries, diags := m.entries(ctx)
+	entries, diags := m.entries()
 	if len(entries) == 0 {
 		return diags
 	}
