@@ -169,19 +169,28 @@ func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
 }
 
 // A file whose whole object is known only at apply plans as unknown beside
-// the files known at plan, and is written like them.
-func TestAccContainer_fileKnownOnlyAtApply(t *testing.T) {
+// the files known at plan, and is written like them; so is a mount.
+func TestAccContainer_entriesKnownOnlyAtApply(t *testing.T) {
 	name := acctest.Name(t)
-	config := `
+	config := fmt.Sprintf(`
 resource "terraform_data" "later" {
   input = { content = "later\n" }
 }
-` + acctest.Config(name, `
+
+resource "sandbox_volume" "later" {
+  name = "%s-later"
+}
+
+resource "terraform_data" "mount" {
+  input = { volume = sandbox_volume.later.name }
+}
+`, name) + acctest.Config(name, `
   network_mode = "none"
   files = {
     "/work/now.txt"   = { content = "now\n" }
     "/work/later.txt" = terraform_data.later.output
   }
+  mounts = { "/data" = terraform_data.mount.output }
 `)
 	acctest.Test(t, []resource.TestStep{{
 		Config: config,
@@ -195,6 +204,9 @@ resource "terraform_data" "later" {
 				out, err := acctest.ExecOK(ctx, t, id, "cat", "/work/now.txt", "/work/later.txt")
 				if err != nil || out != "now\nlater\n" {
 					return fmt.Errorf("the files hold %q (%s), want now and later", out, acctest.ErrText(err))
+				}
+				if _, err := acctest.ExecOK(ctx, t, id, "sh", "-c", "echo kept >/data/note"); err != nil {
+					return fmt.Errorf("writing into the mounted volume: %s", acctest.ErrText(err))
 				}
 				return nil
 			}),
