@@ -206,10 +206,10 @@ func ModelMatches(ctx context.Context, typ attr.Type, target any) diag.Diagnosti
 	return get(ctx, typ, tftypes.NewValue(objectType, nulls), target)
 }
 
-// ObjectsAs reads a known map of objects, such as a map nested attribute,
-// into models of type T, each element's attributes into T's fields as get
-// does. An element not known yet (a whole object from an expression known
-// only at apply) is left out. The framework's ElementsAs reflects over T
+// ObjectsAs reads a map of objects, such as a map nested attribute, into
+// models of type T, each element's attributes into T's fields as get does;
+// a null or unknown map reads as empty. An element not known yet (a whole
+// object from an expression known only at apply) is left out. The framework's ElementsAs reflects over T
 // for every element, so a sandbox with 2,000 files paid for 2,000 reads of
 // T's tags.
 func ObjectsAs[T any](m basetypes.MapValue) (map[string]T, diag.Diagnostics) {

@@ -207,6 +207,11 @@ func TestObjectsMatchTheFramework(t *testing.T) {
 	if got, diags := ObjectsAs[testElement](unknown); diags.HasError() || len(got) != 1 || got["/a"] != want["/a"] {
 		t.Errorf("an element not known yet must be left out, the others read: %v, %v", got, diags)
 	}
+	for _, empty := range []types.Map{types.MapNull(elementType), types.MapUnknown(elementType)} {
+		if got, diags := ObjectsAs[testElement](empty); diags.HasError() || len(got) != 0 {
+			t.Errorf("a %v map read as %v, %v; want empty", empty, got, diags)
+		}
+	}
 	nulls := types.MapValueMust(elementType, map[string]attr.Value{"/n": types.ObjectNull(elementType.AttrTypes)})
 	if _, diags := ObjectsAs[testElement](nulls); !diags.HasError() {
 		t.Error("a null element was read into a model")

@@ -177,11 +177,7 @@ func (l limitsModel) engineLimits() engine.Limits {
 func (l limitsModel) applyTo(spec *engine.ContainerSpec) diag.Diagnostics {
 	spec.Limits = l.engineLimits()
 	spec.ShmSize = l.ShmSize.ValueInt64() * mib
-	var ulimits map[string]ulimitModel
-	var diags diag.Diagnostics
-	if values.Known(l.Ulimits) {
-		ulimits, diags = values.ObjectsAs[ulimitModel](l.Ulimits)
-	}
+	ulimits, diags := values.ObjectsAs[ulimitModel](l.Ulimits)
 	for _, name := range slices.Sorted(maps.Keys(ulimits)) {
 		u := ulimits[name]
 		spec.Ulimits = append(spec.Ulimits, engine.Ulimit{Name: name, Soft: u.Soft.ValueInt64(), Hard: u.Hard.ValueInt64()})
