@@ -18,9 +18,10 @@
 #   BENCH_ROUNDS=5       rounds per count
 #   BENCH_IMAGE=...      local image (default tfsandbox/busybox:latest)
 #   BENCH_FILES="20 2000" file counts for the files rounds: one sandbox with
-#                        that many files (apply, plan, destroy); the target
-#                        is the largest count within 5 s of the smallest in
-#                        each phase; 0 skips them
+#                        that many files (apply, plan, destroy), and the same
+#                        configuration against bench/noop's two layers; the
+#                        target is the largest count within 5 s of the
+#                        smallest in each phase; 0 skips them
 #   BENCH_REMOTE_N=50    sandboxes for the remote-engine rounds: the same
 #                        phases through the local socket, over TLS (the
 #                        test TLS engine) and over SSH (the local engine
@@ -45,8 +46,11 @@ for dir in tf tf-alone tf-framework; do
   mkdir -p "$work/$dir"
   cp "$repo/bench/terraform/main.tf" "$work/$dir/main.tf"
 done
-mkdir -p "$work/tf-files" "$work/tf-cluster"
-cp "$repo/bench/files/main.tf" "$work/tf-files/main.tf"
+for dir in tf-files tf-files-alone tf-files-framework; do
+  mkdir -p "$work/$dir"
+  cp "$repo/bench/files/main.tf" "$work/$dir/main.tf"
+done
+mkdir -p "$work/tf-cluster"
 cp "$repo/bench/cluster/main.tf" "$work/tf-cluster/main.tf"
 
 echo "== building the provider, the floor, bench/noop, bench/settle and the peak-RSS wrapper"
@@ -293,22 +297,39 @@ if [ "$files_counts" != 0 ]; then
       tfdir=tf-files where=files tf apply "$f" apply -auto-approve
       tfdir=tf-files where=files tf plan "$f" plan -detailed-exitcode
       tfdir=tf-files where=files tf destroy "$f" destroy -auto-approve
+      # The same configuration against bench/noop: what Terraform, then the
+      # framework, need for that many files with no work of the provider's.
+      for layer in protocol framework; do
+        where=files-alone
+        if [ "$layer" = framework ]; then where=files-framework; fi
+        echo "== files=$f round $round/$rounds: $where (bench/noop, $layer layer)"
+        export BENCH_PROVIDER_BINARY="$work/noop" BENCH_NOOP_LAYER="$layer"
+        tfdir="tf-$where" tf apply "$f" apply -auto-approve
+        tfdir="tf-$where" tf plan "$f" plan -detailed-exitcode
+        tfdir="tf-$where" tf destroy "$f" destroy -auto-approve
+      done
+      unset where BENCH_NOOP_LAYER
+      export BENCH_PROVIDER_BINARY="$work/terraform-provider-sandbox"
     done
   done
   echo
-  echo "One sandbox with many files, medians of $rounds rounds (target: the most files within 5 s of the fewest):"
+  echo "One sandbox with many files, medians of $rounds rounds (target: the most files within 5 s of the fewest)."
+  echo "The differences of the same configuration against bench/noop (Terraform alone, framework alone) show"
+  echo "what Terraform and the framework need for the extra files; \"provider adds\" is the provider's difference"
+  echo "less the framework's."
   echo
   awk -F'\t' -v counts="$files_counts" "$median_awk"'
     function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
-    $2 == "files" { secs[$1, $3] = secs[$1, $3] " " $4 }
+    function diff(where, p) { return median(secs[where, hi, p]) - median(secs[where, lo, p]) }
+    $2 == "files" || $2 == "files-alone" || $2 == "files-framework" { secs[$2, $1, $3] = secs[$2, $1, $3] " " $4 }
     END {
       n = split(counts, c, " "); lo = c[1]; hi = c[n]
-      printf "| phase   | %6s files (s) | %6s files (s) | difference (s) | target  |\n", lo, hi
-      printf "|---------|-----------------:|-----------------:|---------------:|---------|\n"
+      printf "| phase   | %6s files (s) | %6s files (s) | difference (s) | Terraform alone diff. (s) | framework alone diff. (s) | provider adds (s) | target  |\n", lo, hi
+      printf "|---------|-----------------:|-----------------:|---------------:|--------------------------:|--------------------------:|------------------:|---------|\n"
       split("apply plan destroy", phases, " ")
       for (i = 1; i <= 3; i++) {
-        p = phases[i]; a = median(secs[lo, p]); b = median(secs[hi, p])
-        printf "| %-7s | %16.2f | %16.2f | %14.2f | %-7s |\n", p, a, b, b - a, verdict(b - a <= 5)
+        p = phases[i]; a = median(secs["files", lo, p]); b = median(secs["files", hi, p])
+        printf "| %-7s | %16.2f | %16.2f | %14.2f | %25.2f | %25.2f | %17.2f | %-7s |\n", p, a, b, b - a, diff("files-alone", p), diff("files-framework", p), (b - a) - diff("files-framework", p), verdict(b - a <= 5)
       }
       exit missed > 0
     }' "$results" | tee "$work/files.md" || files_missed=1
