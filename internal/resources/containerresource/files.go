@@ -278,6 +278,16 @@ func checkSizes(sizes map[string]int) diag.Diagnostics {
 	return diags
 }
 
+// decodedLen is the length of what standard base64 s decodes to, without
+// decoding it. s may be wrapped in lines, as base64 tools write it: the
+// decoder skips line breaks.
+func decodedLen(s string) int {
+	n := len(s) - strings.Count(s, "\n") - strings.Count(s, "\r")
+	s = strings.TrimRight(s, "\r\n")
+	padding := len(s) - len(strings.TrimRight(s, "="))
+	return n/4*3 - padding
+}
+
 // inlineSizes are the sizes of the files whose content is inline.
 func inlineSizes(entries map[string]fileModel) map[string]int {
 	sizes := map[string]int{}
@@ -286,7 +296,7 @@ func inlineSizes(entries map[string]fileModel) map[string]int {
 		case values.Known(file.Content):
 			sizes[p] = len(file.Content.ValueString())
 		case values.Known(file.ContentBase64):
-			sizes[p] = base64.StdEncoding.DecodedLen(len(file.ContentBase64.ValueString()))
+			sizes[p] = decodedLen(file.ContentBase64.ValueString())
 		}
 	}
 	return sizes

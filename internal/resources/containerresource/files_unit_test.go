@@ -2,6 +2,7 @@ package containerresource
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -154,6 +155,38 @@ func TestFileSizeLimits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The size of base64 content is counted exactly, padding and line breaks
+// left out, so that the error says the file's true size.
+func TestDecodedLen(t *testing.T) {
+	for n := range 10 {
+		content := strings.Repeat("x", n*7)
+		for _, encoded := range []string{
+			base64.StdEncoding.EncodeToString([]byte(content)),
+			wrap(base64.StdEncoding.EncodeToString([]byte(content)), 76, "\n"),
+			wrap(base64.StdEncoding.EncodeToString([]byte(content)), 64, "\r\n") + "\r\n",
+		} {
+			decoded, err := base64.StdEncoding.DecodeString(encoded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := decodedLen(encoded); got != len(decoded) {
+				t.Errorf("decodedLen(%q) = %d, want %d", encoded, got, len(decoded))
+			}
+		}
+	}
+}
+
+// wrap breaks s into lines of width characters.
+func wrap(s string, width int, newline string) string {
+	var b strings.Builder
+	for len(s) > width {
+		b.WriteString(s[:width] + newline)
+		s = s[width:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 func TestHiddenBy(t *testing.T) {
