@@ -278,9 +278,8 @@ func checkSizes(sizes map[string]int) diag.Diagnostics {
 	return diags
 }
 
-// decodedLen is the length of what standard base64 s decodes to, without
-// decoding it. s may be wrapped in lines, as base64 tools write it: the
-// decoder skips line breaks.
+// decodedLen is the length of what standard base64 s, maybe wrapped in
+// lines (the decoder skips line breaks), decodes to, without decoding it.
 func decodedLen(s string) int {
 	n := len(s) - strings.Count(s, "\n") - strings.Count(s, "\r")
 	s = strings.TrimRight(s, "\r\n")
