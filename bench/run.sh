@@ -125,6 +125,24 @@ tf() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" "$cpu" >>"$results"
 }
 
+# noop_layers LABEL N ALONE FRAMEWORK: the same phases against bench/noop,
+# as Terraform alone (recorded as ALONE, in tf-ALONE), then as framework
+# alone (FRAMEWORK, in tf-FRAMEWORK); then back to the provider.
+noop_layers() {
+  local label="$1" n="$2" layer
+  for layer in protocol framework; do
+    where="$3"
+    if [ "$layer" = framework ]; then where="$4"; fi
+    echo "== $label: $where (bench/noop, $layer layer)"
+    export BENCH_PROVIDER_BINARY="$work/noop" BENCH_NOOP_LAYER="$layer"
+    tfdir="tf-$where" tf apply "$n" apply -auto-approve
+    tfdir="tf-$where" tf plan "$n" plan -detailed-exitcode
+    tfdir="tf-$where" tf destroy "$n" destroy -auto-approve
+  done
+  unset where BENCH_NOOP_LAYER
+  export BENCH_PROVIDER_BINARY="$work/terraform-provider-sandbox"
+}
+
 # Terraform's and the provider's own start-up: a plan of no sandboxes.
 for round in $(seq "$rounds"); do
   tf overhead 0 plan -detailed-exitcode
@@ -142,17 +160,7 @@ for n in $counts; do
     tf plan "$n" plan -detailed-exitcode
     tf destroy "$n" destroy -auto-approve
 
-    for layer in protocol framework; do
-      where=alone
-      if [ "$layer" = framework ]; then where=framework; fi
-      echo "== N=$n round $round/$rounds: $where (bench/noop, $layer layer)"
-      export BENCH_PROVIDER_BINARY="$work/noop" BENCH_NOOP_LAYER="$layer"
-      tfdir="tf-$where" tf apply "$n" apply -auto-approve
-      tfdir="tf-$where" tf plan "$n" plan -detailed-exitcode
-      tfdir="tf-$where" tf destroy "$n" destroy -auto-approve
-    done
-    unset where BENCH_NOOP_LAYER
-    export BENCH_PROVIDER_BINARY="$work/terraform-provider-sandbox"
+    noop_layers "N=$n round $round/$rounds" "$n" alone framework
   done
 done
 
@@ -297,19 +305,8 @@ if [ "$files_counts" != 0 ]; then
       tfdir=tf-files where=files tf apply "$f" apply -auto-approve
       tfdir=tf-files where=files tf plan "$f" plan -detailed-exitcode
       tfdir=tf-files where=files tf destroy "$f" destroy -auto-approve
-      # The same configuration against bench/noop: what Terraform, then the
-      # framework, need for that many files with no work of the provider's.
-      for layer in protocol framework; do
-        where=files-alone
-        if [ "$layer" = framework ]; then where=files-framework; fi
-        echo "== files=$f round $round/$rounds: $where (bench/noop, $layer layer)"
-        export BENCH_PROVIDER_BINARY="$work/noop" BENCH_NOOP_LAYER="$layer"
-        tfdir="tf-$where" tf apply "$f" apply -auto-approve
-        tfdir="tf-$where" tf plan "$f" plan -detailed-exitcode
-        tfdir="tf-$where" tf destroy "$f" destroy -auto-approve
-      done
-      unset where BENCH_NOOP_LAYER
-      export BENCH_PROVIDER_BINARY="$work/terraform-provider-sandbox"
+      # What Terraform, then the framework, need for that many files.
+      noop_layers "files=$f round $round/$rounds" "$f" files-alone files-framework
     done
   done
   echo
