@@ -58,12 +58,17 @@ func run(ctx context.Context, n, parallel int, image, prefix string, settle func
 	settle()
 	ids := make([]string, n)
 	// The same container the provider creates for a sandbox with only image
-	// and network_mode = "none" set: keep-alive entrypoint, docker-init.
+	// and network_mode = "none" set: keep-alive entrypoint, docker-init,
+	// no-new-privileges, restart unless-stopped, and labels of the same
+	// number and size.
 	withInit := true
 	create, err := timed(n, parallel, func(i int) error {
 		resp, err := api.ContainerCreate(ctx,
-			&container.Config{Image: image, Entrypoint: []string{"tail", "-f", "/dev/null"}},
-			&container.HostConfig{NetworkMode: "none", Init: &withInit},
+			&container.Config{Image: image, Entrypoint: []string{"tail", "-f", "/dev/null"}, Labels: labels(image, i)},
+			&container.HostConfig{
+				NetworkMode: "none", Init: &withInit, SecurityOpt: []string{"no-new-privileges"},
+				RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyUnlessStopped},
+			},
 			&network.NetworkingConfig{}, nil, fmt.Sprintf("%s-%d", prefix, i))
 		if err != nil {
 			return err
@@ -106,6 +111,17 @@ func run(ctx context.Context, n, parallel int, image, prefix string, settle func
 
 	fmt.Printf("%d\t%.3f\t%.3f\t%.3f\n", n, create.Seconds(), inspect.Seconds(), remove.Seconds())
 	return nil
+}
+
+// labels stand for the provider's: what it was configured with, a create
+// token, who made it and what.
+func labels(image string, i int) map[string]string {
+	return map[string]string{
+		"tfsandbox.configured":    fmt.Sprintf(`{"image":%q}`, image),
+		"tfsandbox.create-token":  fmt.Sprintf("%032x", i),
+		"tfsandbox.managed-by":    "terraform-provider-sandbox-bench-floor",
+		"tfsandbox.resource-type": "sandbox_container",
+	}
 }
 
 // timed runs op for 0..n-1 with at most parallel calls in flight and returns
