@@ -153,7 +153,7 @@ func removeSeedHelpers(ctx context.Context, api *client.Client) error {
 	images, err := api.ImageList(ctx, image.ListOptions{Filters: helpers})
 	errs = append(errs, err)
 	for _, img := range images {
-		if _, err := api.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true}); err != nil && !engine.IsNotFound(err) {
+		if _, err := api.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !engine.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}

@@ -45,8 +45,14 @@ output "listed" {
 	if err != nil {
 		t.Fatalf("docker commit of the sandbox: %v", err)
 	}
+	// The replaced sandbox's derived image stays while the commit, its
+	// child, does (below): it goes after the commit.
+	var replacedDerived string
 	t.Cleanup(func() {
-		_, _ = api.ImageRemove(ctx, committed.ID, image.RemoveOptions{Force: true})
+		_, _ = api.ImageRemove(ctx, committed.ID, image.RemoveOptions{Force: true, PruneChildren: true})
+		if replacedDerived != "" {
+			_, _ = api.ImageRemove(ctx, replacedDerived, image.RemoveOptions{Force: true, PruneChildren: true})
+		}
 	})
 	foreignName := name + "-from-commit"
 	foreign, err := api.ContainerCreate(ctx, &container.Config{Image: commitRef}, &container.HostConfig{NetworkMode: "none"},
@@ -72,6 +78,7 @@ output "listed" {
 	// New files replace the sandbox and its derived image; the commit and
 	// the container run from it stay.
 	before := acctest.Inspect(t, name).Image
+	replacedDerived = before
 	tf.SetConfig(config("v2"))
 	tf.Run("apply", "-auto-approve")
 	if _, err := api.ImageInspect(ctx, committed.ID); err != nil {

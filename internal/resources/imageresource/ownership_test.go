@@ -58,7 +58,7 @@ func TestAccImage_inheritedLabelsDoNotMakeATagOurs(t *testing.T) {
 	var handID string
 	api := acctest.Docker(t)
 	t.Cleanup(func() {
-		_, _ = api.ImageRemove(context.Background(), handTag, image.RemoveOptions{Force: true})
+		_, _ = api.ImageRemove(context.Background(), handTag, image.RemoveOptions{Force: true, PruneChildren: true})
 	})
 	acctest.Test(t, []resource.TestStep{{
 		Config: base,
@@ -90,7 +90,7 @@ func TestAccImage_inheritedLabelsDoNotMakeATagOurs(t *testing.T) {
 				return fmt.Errorf("%s names %s, not the image built by hand, %s", handTag, img.ID, handID)
 			}
 			// The child keeps its parent, the sandbox_image, on the engine.
-			_, err = api.ImageRemove(context.Background(), handID, image.RemoveOptions{Force: true})
+			_, err = api.ImageRemove(context.Background(), handID, image.RemoveOptions{Force: true, PruneChildren: true})
 			return err
 		},
 	}})
@@ -118,7 +118,7 @@ func TestAccImage_twoConfigurationsCannotShareAName(t *testing.T) {
 	var owned []string
 	t.Cleanup(func() {
 		for _, id := range append(acctest.ImagesNamed(t, name), owned...) {
-			_, _ = api.ImageRemove(context.Background(), id, image.RemoveOptions{Force: true})
+			_, _ = api.ImageRemove(context.Background(), id, image.RemoveOptions{Force: true, PruneChildren: true})
 		}
 	})
 	first := acctest.NewCLI(t, config)

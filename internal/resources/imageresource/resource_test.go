@@ -137,7 +137,7 @@ func TestAccImage_buildAndRebuild(t *testing.T) {
 			if err := api.ContainerRemove(ctx, name, container.RemoveOptions{Force: true}); err != nil {
 				return err
 			}
-			_, err := api.ImageRemove(ctx, tag, image.RemoveOptions{Force: true})
+			_, err := api.ImageRemove(ctx, tag, image.RemoveOptions{Force: true, PruneChildren: true})
 			return err
 		}),
 		Config: config,
