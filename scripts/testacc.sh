@@ -106,13 +106,14 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             so they run in the local one)
 #   tofu      what depends on the CLI: installation, the examples, the
 #             ephemeral resource, write-only and sensitive values, plan
-#             output and the core lifecycle
+#             output, the core lifecycle, and how a change of files' type
+#             alone plans
 core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
-podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs))$'
+podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|filesSameByContent|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs))$'
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
 rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
-cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport)$)"
+cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport|filesSameByContent|filesStateFromV2)$)"
 
 failed=()
 run_pass() {

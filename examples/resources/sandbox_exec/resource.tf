@@ -16,7 +16,7 @@ resource "sandbox_exec" "setup" {
   env          = { TASK_ID = "42" }
   timeout      = "1m"
   triggers = {
-    script = sandbox_container.agent.files["/opt/setup.sh"].sha256
+    script = sandbox_container.agent.files_sha256["/opt/setup.sh"]
   }
 }
 

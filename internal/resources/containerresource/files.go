@@ -14,13 +14,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -44,82 +41,53 @@ const (
 // starts, hiding any file written below them.
 var kernelFilesystems = []string{"/proc", "/sys", "/dev"}
 
-var (
-	fileModePattern = regexp.MustCompile(`^0?[0-7]{3}$`)
-	fileAttrTypes   = map[string]attr.Type{
-		"content": types.StringType, "content_base64": types.StringType, "source": types.StringType,
-		"mode": types.StringType, "sha256": types.StringType,
-	}
-)
+var fileModePattern = regexp.MustCompile(`^0?[0-7]{3}$`)
 
 // filesModel puts files into the sandbox before it starts.
 type filesModel struct {
-	Files types.Map `tfsdk:"files"`
+	Files  types.Dynamic `tfsdk:"files"`
+	SHA256 types.Map     `tfsdk:"files_sha256"`
 }
 
+// fileModel is one file (filesvalue.go reads them).
 type fileModel struct {
-	Content       types.String `tfsdk:"content"`
-	ContentBase64 types.String `tfsdk:"content_base64"`
-	Source        types.String `tfsdk:"source"`
-	Mode          types.String `tfsdk:"mode"`
-	SHA256        types.String `tfsdk:"sha256"`
+	Content, ContentBase64, Source, Mode types.String
 }
 
 // nullFiles writes nothing.
 func nullFiles() filesModel {
-	return filesModel{Files: types.MapNull(types.ObjectType{AttrTypes: fileAttrTypes})}
+	return filesModel{Files: types.DynamicNull(), SHA256: types.MapNull(types.StringType)}
 }
 
 func fileAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{"files": schema.MapNestedAttribute{
-		MarkdownDescription: "Files written into the sandbox's filesystem before it starts, by absolute path. " +
-			"Missing parent directories are created. Files are owned by root. A sandbox recreated after " +
-			"drift gets its files again. Each file takes exactly one of `content`, `content_base64` or " +
-			"`source`. A path under a `tmpfs` mount or under `" + joinCode(kernelFilesystems) + "`, or one of " +
-			"the files the engine mounts itself (`" + joinCode(engineMountedFiles) + "`), would be " +
-			"hidden by what is mounted there, so these are rejected at plan; one that the image's symlinks " +
-			"lead under a tmpfs mount is refused at create. With `read_only = true`, which the engine " +
-			"cannot write into, the files are built into an untagged image derived from `image` (one per " +
-			"sandbox, removed with it), and `image_id` is that image's. Files are not read back from the " +
-			"sandbox. A file may hold 1 MiB and all files 10 MiB: larger content belongs in an image " +
-			"(`sandbox_image`) or a volume. Changing them, or the content of a `source` file, forces replacement.",
-		Optional: true,
-		Validators: []validator.Map{
-			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(validators.AbsolutePath(), outsideKernelFilesystems()),
+	return map[string]schema.Attribute{
+		"files": schema.DynamicAttribute{
+			MarkdownDescription: "Files written into the sandbox's filesystem before it starts: a map from " +
+				"absolute path to an object with exactly one of `content` (text), `content_base64` (binary " +
+				"content as standard base64) or `source` (path of a local file on the machine running " +
+				"Terraform, read at apply, of which only the path and digest are stored in the state), and " +
+				"optionally `mode`, the permission bits in octal, such as `\"0755\"` (default `\"" +
+				defaultFileMode + "\"`). Missing parent directories are created. Files are owned by root. A " +
+				"sandbox recreated after drift gets its files again. A path under a `tmpfs` mount or under `" +
+				joinCode(kernelFilesystems) + "`, or one of the files the engine mounts itself (`" +
+				joinCode(engineMountedFiles) + "`), would be hidden by what is mounted there, so these are " +
+				"rejected at plan; one that the image's symlinks lead under a tmpfs mount is refused at create. " +
+				"With `read_only = true`, which the engine cannot write into, the files are built into an " +
+				"untagged image derived from `image` (one per sandbox, removed with it), and `image_id` is that " +
+				"image's. Files are not read back from the sandbox. A file may hold 1 MiB and all files 10 MiB: " +
+				"larger content belongs in an image (`sandbox_image`) or a volume. Changing the files, or the " +
+				"content of a `source` file, forces replacement. The attribute's type is not fixed, so that a " +
+				"plan of thousands of files stays fast; the provider checks it, and a literal and a typed " +
+				"variable holding the same files are the same files.",
+			Optional: true,
 		},
-		NestedObject: schema.NestedAttributeObject{Validators: []validator.Object{
-			validators.ExactlyOneOf("content", "content_base64", "source"),
-		}, Attributes: map[string]schema.Attribute{
-			"content": schema.StringAttribute{
-				MarkdownDescription: "Text content, stored in the state.",
-				Optional:            true,
-			},
-			"content_base64": schema.StringAttribute{
-				MarkdownDescription: "Binary content as standard base64, stored in the state.",
-				Optional:            true,
-				Validators:          []validator.String{validators.Base64()},
-			},
-			"source": schema.StringAttribute{
-				MarkdownDescription: "Path of a local file on the machine running Terraform, read at apply. Only " +
-					"its path and digest are stored in the state.",
-				Optional:   true,
-				Validators: []validator.String{validators.LocalFile()},
-			},
-			"mode": schema.StringAttribute{
-				MarkdownDescription: "Permission bits in octal, for example `\"0755\"`. Defaults to `\"" +
-					defaultFileMode + "\"`.",
-				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(defaultFileMode),
-				Validators: []validator.String{stringvalidator.RegexMatches(fileModePattern, "must be octal permission bits such as \"0644\"")},
-			},
-			"sha256": schema.StringAttribute{
-				MarkdownDescription: "Observed at plan: SHA-256 digest of the file's content, in hex.",
-				Computed:            true,
-			},
-		}},
-	}}
+		"files_sha256": schema.MapAttribute{
+			MarkdownDescription: "Observed at plan: the SHA-256 digest of each file's content, in hex, by path. " +
+				"A plan shows a `source` file whose content changed here.",
+			ElementType: types.StringType,
+			Computed:    true,
+		},
+	}
 }
 
 // engineMountedFiles are the files the engine mounts over every sandbox's
@@ -170,27 +138,25 @@ func digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// plan fills in each file's digest, so that a plan shows a changed source
+// plan records each file's digest, so that a plan shows a changed source
 // file, and counts the bytes of the files whose content is known. Files
-// whose content is not known yet get an unknown digest.
-func (f filesModel) plan() (planned types.Map, total int, diags diag.Diagnostics) {
-	if !values.Known(f.Files) {
-		return f.Files, 0, diags
+// whose content is not known yet get an unknown digest; files not known
+// at all, unknown digests.
+func (f filesModel) plan() (digests types.Map, total int, diags diag.Diagnostics) {
+	if !filesKnown(f.Files) {
+		if f.Files.IsUnknown() || f.Files.IsUnderlyingValueUnknown() {
+			return types.MapUnknown(types.StringType), 0, diags
+		}
+		return types.MapNull(types.StringType), 0, diags
 	}
-	entries, d := values.ObjectsAs[fileModel](f.Files)
-	diags.Append(d...)
-	if diags.HasError() {
-		return f.Files, 0, diags
+	entries, d := decodeFiles(f.Files)
+	if diags.Append(d...); diags.HasError() {
+		return types.MapNull(types.StringType), 0, diags
 	}
 	vals := make(map[string]attr.Value, len(entries))
-	for p, element := range f.Files.Elements() {
-		if _, known := entries[p]; !known {
-			vals[p] = element // known at apply, its digest with it
-		}
-	}
 	sizes := map[string]int{}
 	for p, file := range entries {
-		file.SHA256 = types.StringUnknown()
+		vals[p] = types.StringUnknown()
 		if values.Known(file.Source) {
 			// Not read when too large to be one of the files.
 			if st, err := os.Stat(file.Source.ValueString()); err == nil && st.Size() > maxFileBytes {
@@ -204,31 +170,34 @@ func (f filesModel) plan() (planned types.Map, total int, diags diag.Diagnostics
 				diags.AddAttributeError(path.Root("files").AtMapKey(p), "Cannot read file", err.Error())
 				continue
 			}
-			file.SHA256 = types.StringValue(digest(content))
+			vals[p] = types.StringValue(digest(content))
 			sizes[p] = len(content)
 		}
-		obj, d := values.ObjectOf(fileAttrTypes, file)
-		diags.Append(d...)
-		vals[p] = obj
 	}
 	if diags.Append(checkSizes(sizes)...); diags.HasError() {
-		return f.Files, 0, diags
+		return types.MapNull(types.StringType), 0, diags
 	}
 	for _, size := range sizes {
 		total += size
 	}
-	planned, d = types.MapValue(types.ObjectType{AttrTypes: fileAttrTypes}, vals)
+	digests, d = types.MapValue(types.StringType, vals)
 	diags.Append(d...)
-	return planned, total, diags
+	return digests, total, diags
 }
 
 // engineFiles reads the planned files for the engine. A source file whose
 // content changed since the plan is an error: apply writes what was planned
 // or nothing.
 func (f filesModel) engineFiles() ([]engine.File, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	entries, d := values.ObjectsAs[fileModel](f.Files)
-	diags.Append(d...)
+	entries, diags := decodeFiles(f.Files)
+	digests := map[string]string{}
+	if values.Known(f.SHA256) {
+		for p, d := range f.SHA256.Elements() {
+			if s, ok := d.(types.String); ok {
+				digests[p] = s.ValueString()
+			}
+		}
+	}
 	out := make([]engine.File, 0, len(entries))
 	for p, file := range entries {
 		at := path.Root("files").AtMapKey(p)
@@ -237,13 +206,13 @@ func (f filesModel) engineFiles() ([]engine.File, diag.Diagnostics) {
 			diags.AddAttributeError(at, "Cannot read file", err.Error())
 			continue
 		}
-		if want := file.SHA256.ValueString(); want != "" && digest(content) != want {
+		if want := digests[p]; want != "" && digest(content) != want {
 			diags.AddAttributeError(at, "File changed since the plan", fmt.Sprintf(
 				"The content of %s no longer has the digest the plan recorded (%s). Plan and apply again.",
 				file.Source.ValueString(), want))
 			continue
 		}
-		mode, err := strconv.ParseInt(file.Mode.ValueString(), 8, 64)
+		mode, err := strconv.ParseInt(file.mode().ValueString(), 8, 64)
 		if err != nil {
 			diags.AddAttributeError(at.AtName("mode"), "Invalid file mode", err.Error())
 			continue
@@ -301,15 +270,15 @@ func inlineSizes(entries map[string]fileModel) map[string]int {
 	return sizes
 }
 
-// validate rejects files the engine could not write, that a tmpfs mount
-// would hide, or that are too large to travel inline.
+// validate rejects files that are not files, that the engine could not
+// write, that a tmpfs mount would hide, or that are too large to travel
+// inline.
 func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if !values.Known(f.Files) {
+	entries, diags := decodeFiles(f.Files)
+	if !filesKnown(f.Files) || diags.HasError() {
 		return diags
 	}
-	entries, d := values.ObjectsAs[fileModel](f.Files)
-	if diags.Append(d...); diags.HasError() {
+	if diags.Append(checkFiles(ctx, entries)...); diags.HasError() {
 		return diags
 	}
 	if diags.Append(checkSizes(inlineSizes(entries))...); diags.HasError() {
@@ -319,7 +288,7 @@ func (f filesModel) validate(ctx context.Context, p filesystemModel) diag.Diagno
 	if values.Known(p.Tmpfs) {
 		diags.Append(p.Tmpfs.ElementsAs(ctx, &mounts, false)...)
 	}
-	for _, file := range slices.Sorted(maps.Keys(f.Files.Elements())) {
+	for _, file := range slices.Sorted(maps.Keys(entries)) {
 		for mount := range mounts {
 			if under(file, mount) {
 				diags.AddAttributeError(path.Root("files").AtMapKey(file), "File hidden by a tmpfs mount",
@@ -396,5 +365,9 @@ func derivedImageLabels(name, token string) map[string]string {
 // its files: it has files and a read-only root, which the engine cannot
 // write into.
 func (m resourceModel) derivesImage() bool {
-	return m.ReadOnly.ValueBool() && values.Known(m.Files) && len(m.Files.Elements()) > 0
+	if !m.ReadOnly.ValueBool() || !filesKnown(m.Files) {
+		return false
+	}
+	entries, ok := entriesOf(m.Files.UnderlyingValue())
+	return ok && len(entries) > 0
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -60,7 +61,7 @@ func TestAccContainer_filesWrittenBeforeStart(t *testing.T) {
 			Config: config,
 			ConfigStateChecks: []statecheck.StateCheck{
 				filesInside("first"),
-				statecheck.ExpectKnownValue(addr, attr("files").AtMapKey("/work/run.sh").AtMapKey("sha256"),
+				statecheck.ExpectKnownValue(addr, attr("files_sha256").AtMapKey("/work/run.sh"),
 					digest("#!/bin/sh\necho first\n")),
 			},
 		},
@@ -196,7 +197,7 @@ resource "terraform_data" "mount" {
 		Config: config,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectUnknownValue(addr, attr("files").AtMapKey("/work/later.txt")),
-			plancheck.ExpectKnownValue(addr, attr("files").AtMapKey("/work/now.txt").AtMapKey("sha256"),
+			plancheck.ExpectKnownValue(addr, attr("files_sha256").AtMapKey("/work/now.txt"),
 				knownvalue.StringExact(sha256Hex("now\n"))),
 		}},
 		ConfigStateChecks: []statecheck.StateCheck{
@@ -210,7 +211,7 @@ resource "terraform_data" "mount" {
 				}
 				return nil
 			}),
-			statecheck.ExpectKnownValue(addr, attr("files").AtMapKey("/work/later.txt").AtMapKey("sha256"),
+			statecheck.ExpectKnownValue(addr, attr("files_sha256").AtMapKey("/work/later.txt"),
 				knownvalue.StringExact(sha256Hex("later\n"))),
 		},
 	}, {
@@ -223,4 +224,60 @@ resource "terraform_data" "mount" {
 func sha256Hex(content string) string {
 	sum := sha256.Sum256([]byte(content))
 	return hex.EncodeToString(sum[:])
+}
+
+// Files are the same files by what they hold, not by their type: moving
+// them from a literal into a typed variable changes the attribute's type
+// in place and keeps the sandbox; the default mode written out changes
+// nothing that is applied; a changed content through the variable replaces
+// the sandbox.
+func TestAccContainer_filesSameByContent(t *testing.T) {
+	name := acctest.Name(t)
+	literal := acctest.Config(name, `
+  network_mode = "none"
+  files = {
+    "/work/a.txt" = { content = "a\n" }
+    "/work/b.sh"  = { content = "#!/bin/sh\n", mode = "0755" }
+  }
+`)
+	typed := func(a string) string {
+		return fmt.Sprintf(`
+variable "files" {
+  type = map(object({ content = string, mode = optional(string, "0644") }))
+  default = {
+    "/work/a.txt" = { content = %q }
+    "/work/b.sh"  = { content = "#!/bin/sh\n", mode = "0755" }
+  }
+}
+`, a) + acctest.Config(name, `
+  network_mode = "none"
+  files        = var.files
+`)
+	}
+	sameSandbox := statecheck.CompareValue(compare.ValuesSame())
+	inPlace := []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}
+	acctest.Test(t, []resource.TestStep{
+		{Config: literal, ConfigStateChecks: []statecheck.StateCheck{sameSandbox.AddStateValue(addr, attr("id"))}},
+		{
+			Config:            typed("a\n"),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: inPlace},
+			ConfigStateChecks: []statecheck.StateCheck{sameSandbox.AddStateValue(addr, attr("id"))},
+		},
+		{Config: typed("a\n"), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		{
+			Config: typed("changed\n"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+					out, err := acctest.ExecOK(ctx, t, id, "cat", "/work/a.txt")
+					if err != nil || out != "changed\n" {
+						return fmt.Errorf("/work/a.txt holds %q (%s), want the changed content", out, acctest.ErrText(err))
+					}
+					return nil
+				}),
+			},
+		},
+	})
 }

@@ -14,17 +14,28 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-func filesValue(t *testing.T, entries map[string]fileModel) types.Map {
-	t.Helper()
-	vals := make(map[string]attr.Value, len(entries))
-	for p, f := range entries {
-		obj, diags := types.ObjectValueFrom(context.Background(), fileAttrTypes, f)
-		if diags.HasError() {
-			t.Fatal(diags)
+// fileObject is a file as a literal writes it: an object with the
+// attributes set.
+func fileObject(f fileModel) attr.Value {
+	attrTypes, vals := map[string]attr.Type{}, map[string]attr.Value{}
+	for name, v := range map[string]types.String{
+		"content": f.Content, "content_base64": f.ContentBase64, "source": f.Source, "mode": f.Mode,
+	} {
+		if !v.IsNull() {
+			attrTypes[name], vals[name] = types.StringType, v
 		}
-		vals[p] = obj
 	}
-	return types.MapValueMust(types.ObjectType{AttrTypes: fileAttrTypes}, vals)
+	return types.ObjectValueMust(attrTypes, vals)
+}
+
+// filesValue is files as a literal writes them: an object of objects.
+func filesValue(t *testing.T, entries map[string]attr.Value) types.Dynamic {
+	t.Helper()
+	attrTypes := map[string]attr.Type{}
+	for p, v := range entries {
+		attrTypes[p] = v.Type(context.Background())
+	}
+	return types.DynamicValue(types.ObjectValueMust(attrTypes, entries))
 }
 
 func file(content, b64, source string) fileModel {
@@ -34,8 +45,7 @@ func file(content, b64, source string) fileModel {
 		}
 		return types.StringValue(s)
 	}
-	return fileModel{Content: str(content), ContentBase64: str(b64), Source: str(source),
-		Mode: types.StringValue("0755"), SHA256: types.StringNull()}
+	return fileModel{Content: str(content), ContentBase64: str(b64), Source: str(source), Mode: types.StringValue("0755")}
 }
 
 // The plan records each file's digest, and apply writes exactly what was
@@ -46,28 +56,30 @@ func TestFilesPlannedThenRead(t *testing.T) {
 	if err := os.WriteFile(source, []byte("echo hi\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	planned, total, diags := filesModel{Files: filesValue(t, map[string]fileModel{
-		"/a": file("hello", "", ""),
-		"/b": file("", "aGVsbG8=", ""),
-		"/c": file("", "", source),
-	})}.plan()
+	files := filesValue(t, map[string]attr.Value{
+		"/a": fileObject(file("hello", "", "")),
+		"/b": fileObject(file("", "aGVsbG8=", "")),
+		"/c": fileObject(file("", "", source)),
+	})
+	digests, total, diags := filesModel{Files: files}.plan()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
 	if total != 5+5+8 {
 		t.Errorf("the plan counted %d bytes, want 18", total)
 	}
-	entries := fileEntries(t, planned)
-	helloDigest := "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
-	if entries["/a"].SHA256.ValueString() != helloDigest || entries["/b"].SHA256.ValueString() != helloDigest {
-		t.Errorf("digests %v %v, want sha256(hello) for both", entries["/a"].SHA256, entries["/b"].SHA256)
+	sums := digests.Elements()
+	helloDigest := types.StringValue("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+	if !sums["/a"].Equal(helloDigest) || !sums["/b"].Equal(helloDigest) {
+		t.Errorf("digests %v %v, want sha256(hello) for both", sums["/a"], sums["/b"])
 	}
 
-	files, diags := filesModel{Files: planned}.engineFiles()
-	if diags.HasError() || len(files) != 3 {
-		t.Fatalf("files %v, diags %v", files, diags)
+	planned := filesModel{Files: files, SHA256: digests}
+	written, diags := planned.engineFiles()
+	if diags.HasError() || len(written) != 3 {
+		t.Fatalf("files %v, diags %v", written, diags)
 	}
-	for _, f := range files {
+	for _, f := range written {
 		if f.Mode != 0o755 {
 			t.Errorf("%s: mode %o", f.Path, f.Mode)
 		}
@@ -76,9 +88,20 @@ func TestFilesPlannedThenRead(t *testing.T) {
 	if err := os.WriteFile(source, []byte("echo changed\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, diags = filesModel{Files: planned}.engineFiles()
+	_, diags = planned.engineFiles()
 	if !diags.HasError() || !strings.Contains(diags[0].Detail(), "no longer has the digest the plan recorded") {
 		t.Errorf("a source changed after the plan was written: %v", diags)
+	}
+}
+
+// A file without a mode gets the default one.
+func TestFileModeDefault(t *testing.T) {
+	t.Parallel()
+	f := file("x", "", "")
+	f.Mode = types.StringNull()
+	written, diags := filesModel{Files: filesValue(t, map[string]attr.Value{"/a": fileObject(f)})}.engineFiles()
+	if diags.HasError() || len(written) != 1 || written[0].Mode != 0o644 {
+		t.Errorf("files %v, diags %v; want one of mode 0644", written, diags)
 	}
 }
 
@@ -86,46 +109,37 @@ func TestFilesWithUnknownContentPlanUnknownDigest(t *testing.T) {
 	t.Parallel()
 	f := file("", "", "")
 	f.Content = types.StringUnknown()
-	planned, _, diags := filesModel{Files: filesValue(t, map[string]fileModel{"/a": f})}.plan()
+	digests, _, diags := filesModel{Files: filesValue(t, map[string]attr.Value{"/a": fileObject(f)})}.plan()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	entries := fileEntries(t, planned)
-	if !entries["/a"].SHA256.IsUnknown() {
-		t.Errorf("digest %v, want unknown", entries["/a"].SHA256)
+	if !digests.Elements()["/a"].IsUnknown() {
+		t.Errorf("digest %v, want unknown", digests.Elements()["/a"])
 	}
 }
 
-// A whole file object known only at apply stays unknown in the plan, and
-// the files beside it get their digests; validation passes over it.
+// A whole file object known only at apply gets an unknown digest, and the
+// files beside it get theirs; validation passes over it.
 func TestFilesWithAnUnknownElementPlanIt(t *testing.T) {
 	t.Parallel()
-	objectType := types.ObjectType{AttrTypes: fileAttrTypes}
-	known := filesValue(t, map[string]fileModel{"/a": file("hello", "", "")}).Elements()["/a"]
-	files := types.MapValueMust(objectType, map[string]attr.Value{"/a": known, "/later": types.ObjectUnknown(fileAttrTypes)})
-	planned, total, diags := filesModel{Files: files}.plan()
+	files := filesValue(t, map[string]attr.Value{
+		"/a":     fileObject(file("hello", "", "")),
+		"/later": types.ObjectUnknown(map[string]attr.Type{"content": types.StringType}),
+	})
+	digests, total, diags := filesModel{Files: files}.plan()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	elements := planned.Elements()
-	if !elements["/later"].IsUnknown() || total != 5 {
-		t.Errorf("the unknown file planned as %v, %d bytes counted; want it unknown and 5 bytes", elements["/later"], total)
+	sums := digests.Elements()
+	if !sums["/later"].IsUnknown() || total != 5 {
+		t.Errorf("the unknown file's digest is %v, %d bytes counted; want it unknown and 5 bytes", sums["/later"], total)
 	}
-	if a, ok := elements["/a"].(types.Object); !ok || a.Attributes()["sha256"].IsUnknown() || a.Attributes()["sha256"].IsNull() {
-		t.Errorf("the known file planned as %v, want it with its digest", elements["/a"])
+	if a := sums["/a"]; a.IsUnknown() || a.IsNull() {
+		t.Errorf("the known file's digest is %v", a)
 	}
 	if diags := (filesModel{Files: files}).validate(context.Background(), filesystemModel{}); diags.HasError() {
 		t.Errorf("validation: %v", diags)
 	}
-}
-
-func fileEntries(t *testing.T, files types.Map) map[string]fileModel {
-	t.Helper()
-	var entries map[string]fileModel
-	if diags := files.ElementsAs(context.Background(), &entries, false); diags.HasError() {
-		t.Fatal(diags)
-	}
-	return entries
 }
 
 func TestFileSizeLimits(t *testing.T) {

@@ -208,8 +208,8 @@ func (m mountsModel) validate(ctx context.Context, fs filesystemModel, files fil
 		diags.Append(fs.Tmpfs.ElementsAs(ctx, &tmpfs, false)...)
 	}
 	var filePaths []string
-	if values.Known(files.Files) {
-		filePaths = slices.Collect(maps.Keys(files.Files.Elements()))
+	if entries, ok := entriesOf(files.Files.UnderlyingValue()); ok && filesKnown(files.Files) {
+		filePaths = slices.Collect(maps.Keys(entries))
 	}
 	for _, target := range slices.Sorted(maps.Keys(entries)) {
 		at := path.Root("mounts").AtMapKey(target)

@@ -42,4 +42,7 @@ func (m *resourceModel) settleUnknowns() {
 	if m.Files.IsUnknown() {
 		m.Files = nullFiles().Files
 	}
+	if m.SHA256.IsUnknown() {
+		m.SHA256 = nullFiles().SHA256
+	}
 }

@@ -1,7 +1,6 @@
 package containerresource
 
 import (
-	"context"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -23,10 +22,10 @@ func TestSettleUnknowns(t *testing.T) {
 	t.Parallel()
 	m := coreModel()
 	m.Name, m.Networks, m.ImageID = types.StringUnknown(), types.SetUnknown(types.StringType), types.StringUnknown()
-	m.Files = types.MapUnknown(nullFiles().Files.ElementType(context.Background()))
+	m.Files, m.SHA256 = types.DynamicUnknown(), types.MapUnknown(types.StringType)
 	m.settleUnknowns()
 	for name, v := range map[string]interface{ IsUnknown() bool }{
-		"name": m.Name, "networks": m.Networks, "image_id": m.ImageID, "files": m.Files,
+		"name": m.Name, "networks": m.Networks, "image_id": m.ImageID, "files": m.Files, "files_sha256": m.SHA256,
 	} {
 		if v.IsUnknown() {
 			t.Errorf("%s is still unknown", name)

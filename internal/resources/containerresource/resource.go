@@ -199,7 +199,8 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 }
 
 // ModifyPlan records each file's digest, so that a plan shows a file whose
-// content changed, and replaces the sandbox when its files change; and
+// content changed, and replaces the sandbox when its files change (not
+// when only their type does); and
 // leaves networks to be observed when the sandbox is started or stopped.
 // It reads the raw values where it can: each attribute path the framework
 // resolves walks the whole schema, which a plan pays once per sandbox
@@ -223,6 +224,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	r.planAroundEngine(ctx, plan, state, resp)
 	planLoopingReplacement(ctx, req, resp, values.RawBool(plan["running"]))
 	if plan["files"].IsNull() && (state == nil || state["files"].IsNull()) {
+		if !plan["files_sha256"].IsNull() {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files_sha256"), types.MapNull(types.StringType))...)
+		}
 		return
 	}
 	var files filesModel
@@ -230,20 +234,28 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	planned, total, diags := files.plan()
+	digests, total, diags := files.plan()
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	if r.planClusterFiles(ctx, total, resp); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files"), planned)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files_sha256"), digests)...)
 	if state == nil {
 		return
 	}
-	var prior types.Map
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("files"), &prior)...)
-	if !prior.Equal(planned) {
+	var prior filesModel
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("files"), &prior.Files)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("files_sha256"), &prior.SHA256)...)
+	// A change of type alone (a literal for a typed variable, or a state
+	// of schema version 2) is applied in place: the files are the same.
+	// Terraform replaces for a path whose value changed: a source file's
+	// new content changes only its digest.
+	if !sameFiles(prior.Files, files.Files) {
 		resp.RequiresReplace.Append(path.Root("files"))
+	}
+	if !prior.SHA256.Equal(digests) {
+		resp.RequiresReplace.Append(path.Root("files_sha256"))
 	}
 }

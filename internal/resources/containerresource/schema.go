@@ -31,8 +31,8 @@ import (
 
 // schemaVersion is the version of the current schema. Version 0 predated
 // network_mode; version 1 predated hardening, limits, ports, files and
-// secrets (see upgrade.go).
-const schemaVersion = 2
+// secrets; version 2 had files as a map of nested objects (see upgrade.go).
+const schemaVersion = 3
 
 // Defaults of the core attributes, part of the schema and of import.
 const (

@@ -2,6 +2,8 @@ package containerresource
 
 import (
 	"context"
+	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -14,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // Each earlier schema version has a frozen schema and one upgrader straight
@@ -27,7 +30,75 @@ func stateUpgraders() map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{
 		0: {PriorSchema: &v0, StateUpgrader: upgrader(upgradeFromV0)},
 		1: {PriorSchema: &v1, StateUpgrader: upgrader(upgradeFromV1)},
+		2: {StateUpgrader: upgradeFromV2},
 	}
+}
+
+// fileTypeV2 is a file of schema version 2, a nested object with its
+// digest in it. Frozen.
+var fileTypeV2 = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+	"content": tftypes.String, "content_base64": tftypes.String, "source": tftypes.String,
+	"mode": tftypes.String, "sha256": tftypes.String,
+}}
+
+// upgradeFromV2 carries a version 2 state over. Version 2 is version 3
+// with files as a map of nested objects, each with its digest, and no
+// files_sha256; so the state is read with the current schema's types but
+// for files, and the digests move to files_sha256. The files keep version
+// 2's type: the next plan shows the attribute's type changing, in place,
+// when the configuration writes the same files (filesvalue.go).
+func upgradeFromV2(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	current, ok := resp.State.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok || req.RawState == nil {
+		resp.Diagnostics.AddError("Cannot upgrade the state", "The provider found no state of version 2 to upgrade. "+
+			"This is always an error in the provider; please report it.")
+		return
+	}
+	attrs := maps.Clone(current.AttributeTypes)
+	delete(attrs, "files_sha256")
+	attrs["files"] = tftypes.Map{ElementType: fileTypeV2}
+	old, err := req.RawState.Unmarshal(tftypes.Object{AttributeTypes: attrs})
+	var vals map[string]tftypes.Value
+	if err == nil {
+		err = old.As(&vals)
+	}
+	if err == nil {
+		vals["files"], vals["files_sha256"], err = upgradeFilesV2(vals["files"])
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot upgrade the state", fmt.Sprintf("The state of this sandbox_container, "+
+			"written by schema version 2, cannot be read: %v. Remove it from the state (terraform state rm) "+
+			"and import the sandbox again.", err))
+		return
+	}
+	resp.State.Raw = tftypes.NewValue(current, vals)
+}
+
+// upgradeFilesV2 splits version 2's files into the files, without their
+// digests, and the digests by path.
+func upgradeFilesV2(v tftypes.Value) (files, digests tftypes.Value, err error) {
+	digestsType := tftypes.Map{ElementType: tftypes.String}
+	if v.IsNull() {
+		return tftypes.NewValue(tftypes.DynamicPseudoType, nil), tftypes.NewValue(digestsType, nil), nil
+	}
+	var elements map[string]tftypes.Value
+	if err := v.As(&elements); err != nil {
+		return files, digests, err
+	}
+	fileType := tftypes.Object{AttributeTypes: maps.Clone(fileTypeV2.AttributeTypes)}
+	delete(fileType.AttributeTypes, "sha256")
+	newElements := make(map[string]tftypes.Value, len(elements))
+	sums := make(map[string]tftypes.Value, len(elements))
+	for p, element := range elements {
+		var fields map[string]tftypes.Value
+		if err := element.As(&fields); err != nil {
+			return files, digests, fmt.Errorf("files[%q]: %w", p, err)
+		}
+		sums[p] = fields["sha256"]
+		delete(fields, "sha256")
+		newElements[p] = tftypes.NewValue(fileType, fields)
+	}
+	return tftypes.NewValue(tftypes.Map{ElementType: fileType}, newElements), tftypes.NewValue(digestsType, sums), nil
 }
 
 // upgrader reads a prior state into T and writes what upgrade makes of it.

@@ -2,7 +2,14 @@ package containerresource_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -144,4 +151,89 @@ func checkCarriedOver(t *testing.T, attrs map[string]tftypes.Value) {
 	if !attrs["user"].IsNull() || !attrs["entrypoint"].IsNull() {
 		t.Errorf("null attributes changed: user %v, entrypoint %v", attrs["user"], attrs["entrypoint"])
 	}
+}
+
+// A sandbox with files whose state schema version 2 wrote (files a map of
+// nested objects, each with its digest) is upgraded through the real CLI:
+// the next plan changes files' type in place and keeps the sandbox, the
+// digests move to files_sha256, and the plan after the apply is empty.
+func TestAccContainer_filesStateFromV2(t *testing.T) {
+	name := acctest.Name(t)
+	tf := acctest.NewCLI(t, acctest.Config(name, `
+  network_mode = "none"
+  files = {
+    "/work/a.txt"  = { content = "a\n" }
+    "/work/run.sh" = { content = "#!/bin/sh\n", mode = "0755" }
+  }
+`)+`
+output "a_sha256" {
+  value = sandbox_container.test.files_sha256["/work/a.txt"]
+}
+`)
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+	id := tf.StateIDs()["sandbox_container.test"]
+	stateFile := filepath.Join(tf.Dir, "terraform.tfstate")
+	acctest.Write(t, stateFile, stateToV2(t, stateFile))
+
+	if plan := tf.Run("plan"); !strings.Contains(plan, "0 to add, 1 to change, 0 to destroy") {
+		t.Errorf("the plan after the upgrade does not change files in place:\n%s", plan)
+	}
+	tf.Run("apply", "-auto-approve")
+	if now := tf.StateIDs()["sandbox_container.test"]; now != id {
+		t.Errorf("the upgrade replaced the sandbox: %s, then %s", id, now)
+	}
+	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
+		t.Errorf("the plan after the upgrade's apply is not empty:\n%s", plan)
+	}
+	sum := sha256.Sum256([]byte("a\n"))
+	if got := tf.Exact("output", "-raw", "a_sha256"); got != hex.EncodeToString(sum[:]) {
+		t.Errorf("files_sha256[\"/work/a.txt\"] = %q, want the digest of its content", got)
+	}
+}
+
+// stateToV2 rewrites a state file of schema version 3 as version 2 wrote
+// it.
+func stateToV2(t *testing.T, stateFile string) string {
+	t.Helper()
+	raw, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode := func(data json.RawMessage, v any) {
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("reading the state: %v", err)
+		}
+	}
+	encode := func(v any) json.RawMessage {
+		out, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var state map[string]json.RawMessage
+	decode(raw, &state)
+	var resources, instances []map[string]json.RawMessage
+	decode(state["resources"], &resources)
+	decode(resources[0]["instances"], &instances)
+	var attrs map[string]json.RawMessage
+	decode(instances[0]["attributes"], &attrs)
+	var files struct {
+		Value map[string]map[string]any `json:"value"`
+	}
+	var digests map[string]string
+	decode(attrs["files"], &files)
+	decode(attrs["files_sha256"], &digests)
+	v2 := map[string]map[string]any{}
+	for p, f := range files.Value {
+		v2[p] = map[string]any{"content": nil, "content_base64": nil, "source": nil, "mode": "0644", "sha256": digests[p]}
+		maps.Copy(v2[p], f)
+	}
+	attrs["files"] = encode(v2)
+	delete(attrs, "files_sha256")
+	instances[0]["attributes"], instances[0]["schema_version"] = encode(attrs), encode(2)
+	resources[0]["instances"] = encode(instances)
+	state["resources"] = encode(resources)
+	return string(encode(state))
 }

@@ -33,12 +33,10 @@ func TestValidateCombinations(t *testing.T) {
 			"host_ip": types.StringNull(), "protocol": types.StringNull(),
 		}),
 	})
-	files := types.MapValueMust(types.ObjectType{AttrTypes: fileAttrTypes}, map[string]attr.Value{
-		"/work/a": types.ObjectValueMust(fileAttrTypes, map[string]attr.Value{
-			"content": types.StringValue("x"), "content_base64": types.StringNull(), "source": types.StringNull(),
-			"mode": types.StringValue(defaultFileMode), "sha256": types.StringUnknown(),
-		}),
-	})
+	files := types.DynamicValue(types.ObjectValueMust(
+		map[string]attr.Type{"/work/a": types.ObjectType{AttrTypes: map[string]attr.Type{"content": types.StringType}}},
+		map[string]attr.Value{"/work/a": types.ObjectValueMust(map[string]attr.Type{"content": types.StringType},
+			map[string]attr.Value{"content": types.StringValue("x")})}))
 	cases := []struct {
 		name    string
 		change  func(m *resourceModel)
