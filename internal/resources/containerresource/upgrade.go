@@ -22,7 +22,9 @@ import (
 // Each earlier schema version has a frozen schema and one upgrader straight
 // to the current version. The frozen schemas copy what those versions
 // served, types, defaults and plan behaviour alike, and never change with
-// the live schema.
+// the live schema. Version 2 differs from the current one in files alone,
+// so only the type of its files is frozen (fileTypeV2); a version that
+// changes another attribute freezes version 2's whole schema first.
 
 // stateUpgraders has one upgrader per earlier schema version.
 func stateUpgraders() map[int64]resource.StateUpgrader {
