@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // object is an object literal of the given attributes.
@@ -176,4 +177,36 @@ func expectError(t *testing.T, name string, diags diag.Diagnostics, at path.Path
 		}
 	}
 	t.Errorf("%s: diagnostics %v, want an error at %s that says %q", name, diags, at, says)
+}
+
+// Version 2's files split into the files, without their digests, and the
+// digests by path; no files stay none.
+func TestUpgradeFilesV2(t *testing.T) {
+	t.Parallel()
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	none := tftypes.NewValue(tftypes.String, nil)
+	v2 := tftypes.NewValue(tftypes.Map{ElementType: fileTypeV2}, map[string]tftypes.Value{
+		"/a": tftypes.NewValue(fileTypeV2, map[string]tftypes.Value{
+			"content": str("x"), "content_base64": none, "source": none, "mode": str("0644"), "sha256": str("d"),
+		}),
+	})
+	files, digests, err := upgradeFilesV2(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elements, sums map[string]tftypes.Value
+	if err := files.As(&elements); err != nil {
+		t.Fatal(err)
+	}
+	if err := digests.As(&sums); err != nil || !sums["/a"].Equal(str("d")) {
+		t.Errorf("digests %v (%v), want /a's", digests, err)
+	}
+	var fields map[string]tftypes.Value
+	if err := elements["/a"].As(&fields); err != nil || len(fields) != 4 || !fields["content"].Equal(str("x")) {
+		t.Errorf("file %v (%v), want its four attributes without the digest", elements["/a"], err)
+	}
+	files, digests, err = upgradeFilesV2(tftypes.NewValue(tftypes.Map{ElementType: fileTypeV2}, nil))
+	if err != nil || !files.IsNull() || !digests.IsNull() {
+		t.Errorf("no files upgraded to %v and %v (%v), want none", files, digests, err)
+	}
 }
