@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -102,4 +104,62 @@ func TestAccImage_ctrlCDuringTheBuildLeavesNothing(t *testing.T) {
 		tf.Run("apply", "-auto-approve")
 	}
 	expectNoDanglingImages(t, name, "the interrupted build")
+}
+
+// A plan saved before the build context changed is not applied: Terraform
+// plans the image again at apply, sees another digest and stops before the
+// new build, in its own words ("Provider produced inconsistent final
+// plan": the provider cannot tell that plan from the first). A rebuild is
+// a replacement, so Terraform has removed the old image by then
+// (interruptions guide): nothing is left behind, no image of the changed
+// context is built, and the next plan and apply build from what the
+// context holds then.
+func TestAccImage_savedPlanAfterTheContextChanged(t *testing.T) {
+	name := acctest.ImageName(t)
+	dir := buildContext(t, name, "COPY a.txt /a.txt\n", map[string]string{"a.txt": "1"})
+	tf := acctest.NewCLI(t, fmt.Sprintf("resource \"sandbox_image\" \"test\" {\n  name    = \"%s:1\"\n  context = %q\n}\n", name, dir))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+	built := imagesOfTest(t, name)
+
+	acctest.Write(t, filepath.Join(dir, "a.txt"), "2")
+	tf.Run("plan", "-out=saved.tfplan")
+	acctest.Write(t, filepath.Join(dir, "a.txt"), "3")
+	out, err := tf.Try("apply", "-no-color", "-input=false", "saved.tfplan")
+	if err == nil {
+		t.Fatalf("a saved plan was applied after its context changed:\n%s", out)
+	}
+	if flat := acctest.Flatten(out); !strings.Contains(flat, "Provider produced inconsistent final plan") ||
+		!strings.Contains(flat, "sandbox_image.test") || !strings.Contains(flat, ".context_digest") {
+		t.Errorf("the refused apply does not name the resource and its context digest:\n%s", out)
+	}
+	for _, id := range imagesOfTest(t, name) {
+		if !slices.Contains(built, id) {
+			t.Errorf("the refused apply built or left image %s", id)
+		}
+	}
+	if plan := tf.Run("plan"); !strings.Contains(plan, "sandbox_image.test will be created") {
+		t.Errorf("the plan after the refused apply does not build the image again:\n%s", plan)
+	}
+	tf.Run("apply", "-auto-approve")
+	if now := acctest.ImagesNamed(t, name+":1"); len(now) != 1 {
+		t.Errorf("the apply after the refused one left %s naming %v", name+":1", now)
+	}
+}
+
+// imagesOfTest lists every image, intermediate ones included, that a build
+// of this test's context made (its Dockerfile labels them).
+func imagesOfTest(t *testing.T, name string) []string {
+	t.Helper()
+	list, err := acctest.Docker(t).ImageList(context.Background(), image.ListOptions{
+		All: true, Filters: filters.NewArgs(filters.Arg("label", "test.name="+name)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, len(list))
+	for _, img := range list {
+		ids = append(ids, img.ID)
+	}
+	return ids
 }
