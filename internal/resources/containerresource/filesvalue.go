@@ -75,6 +75,28 @@ func stringOf(v attr.Value) (types.String, bool) {
 	return types.StringNull(), false
 }
 
+// isUnknownDynamic reports whether v is a dynamic value that holds an
+// unknown one.
+func isUnknownDynamic(v attr.Value) bool {
+	d, ok := v.(basetypes.DynamicValue)
+	return ok && d.IsUnderlyingValueUnknown()
+}
+
+// kindOf names what v is, as a configuration writes it.
+func kindOf(v attr.Value) string {
+	switch v.(type) {
+	case basetypes.StringValue:
+		return "a string"
+	case basetypes.NumberValue:
+		return "a number"
+	case basetypes.BoolValue:
+		return "a bool"
+	case basetypes.ListValue, basetypes.TupleValue, basetypes.SetValue:
+		return "a list"
+	}
+	return "another kind of value"
+}
+
 // unknownFile is a file whose whole object is known only at apply.
 func unknownFile() fileModel {
 	u := types.StringUnknown()
@@ -93,14 +115,14 @@ func decodeFiles(v types.Dynamic) (map[string]fileModel, diag.Diagnostics) {
 	if !ok {
 		diags.AddAttributeError(path.Root("files"), "Invalid files", fmt.Sprintf(
 			"Attribute files must be a map of files by absolute path, such as "+
-				"{ \"/work/run.sh\" = { content = \"...\", mode = \"0755\" } }; got a %s.",
-			v.UnderlyingValue().Type(context.Background())))
+				"{ \"/work/run.sh\" = { content = \"...\", mode = \"0755\" } }; got %s.",
+			kindOf(v.UnderlyingValue())))
 		return nil, diags
 	}
 	out := make(map[string]fileModel, len(elements))
 	for p, element := range elements {
 		at := path.Root("files").AtMapKey(p)
-		if element.IsUnknown() {
+		if element.IsUnknown() || isUnknownDynamic(element) {
 			out[p] = unknownFile()
 			continue
 		}

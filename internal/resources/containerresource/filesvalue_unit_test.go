@@ -69,6 +69,12 @@ func TestDecodeFiles(t *testing.T) {
 	if diags.HasError() || entries["/a"].Content.ValueString() != "42" || entries["/a"].Mode.ValueString() != "755" {
 		t.Errorf("numbers read as %+v, %v", entries, diags)
 	}
+	entries, diags = decodeFiles(types.DynamicValue(object(map[string]attr.Value{
+		"/later": types.DynamicValue(types.ObjectUnknown(map[string]attr.Type{"content": types.StringType})),
+	})))
+	if diags.HasError() || !entries["/later"].Content.IsUnknown() || entries["/later"].contentKnown() {
+		t.Errorf("a file known only at apply read as %+v, %v", entries, diags)
+	}
 	for _, v := range []types.Dynamic{types.DynamicNull(), types.DynamicUnknown(), types.DynamicValue(types.MapNull(types.StringType))} {
 		if entries, diags := decodeFiles(v); len(entries) != 0 || diags.HasError() {
 			t.Errorf("%v read as %v, %v", v, entries, diags)
@@ -85,6 +91,8 @@ func TestDecodeFilesRefuses(t *testing.T) {
 		says  string
 	}{
 		"a string": {types.DynamicValue(types.StringValue("x")), path.Root("files"), "must be a map of files by absolute path"},
+		"a list": {types.DynamicValue(types.ListValueMust(types.StringType, []attr.Value{types.StringValue("/a")})),
+			path.Root("files"), "got a list"},
 		"a file that is a string": {types.DynamicValue(object(map[string]attr.Value{"/a": types.StringValue("x")})),
 			path.Root("files").AtMapKey("/a"), "must be an object with one of content"},
 		"an attribute a file does not take": {types.DynamicValue(object(map[string]attr.Value{"/a": object(map[string]attr.Value{
