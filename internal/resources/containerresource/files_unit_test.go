@@ -15,27 +15,22 @@ import (
 )
 
 // fileObject is a file as a literal writes it: an object with the
-// attributes set.
+// attributes set (object, filesvalue_unit_test.go).
 func fileObject(f fileModel) attr.Value {
-	attrTypes, vals := map[string]attr.Type{}, map[string]attr.Value{}
+	attrs := map[string]attr.Value{}
 	for name, v := range map[string]types.String{
 		"content": f.Content, "content_base64": f.ContentBase64, "source": f.Source, "mode": f.Mode,
 	} {
 		if !v.IsNull() {
-			attrTypes[name], vals[name] = types.StringType, v
+			attrs[name] = v
 		}
 	}
-	return types.ObjectValueMust(attrTypes, vals)
+	return object(attrs)
 }
 
 // filesValue is files as a literal writes them: an object of objects.
-func filesValue(t *testing.T, entries map[string]attr.Value) types.Dynamic {
-	t.Helper()
-	attrTypes := map[string]attr.Type{}
-	for p, v := range entries {
-		attrTypes[p] = v.Type(context.Background())
-	}
-	return types.DynamicValue(types.ObjectValueMust(attrTypes, entries))
+func filesValue(entries map[string]attr.Value) types.Dynamic {
+	return types.DynamicValue(object(entries))
 }
 
 func file(content, b64, source string) fileModel {
@@ -56,7 +51,7 @@ func TestFilesPlannedThenRead(t *testing.T) {
 	if err := os.WriteFile(source, []byte("echo hi\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	files := filesValue(t, map[string]attr.Value{
+	files := filesValue(map[string]attr.Value{
 		"/a": fileObject(file("hello", "", "")),
 		"/b": fileObject(file("", "aGVsbG8=", "")),
 		"/c": fileObject(file("", "", source)),
@@ -99,7 +94,7 @@ func TestFileModeDefault(t *testing.T) {
 	t.Parallel()
 	f := file("x", "", "")
 	f.Mode = types.StringNull()
-	written, diags := filesModel{Files: filesValue(t, map[string]attr.Value{"/a": fileObject(f)})}.engineFiles()
+	written, diags := filesModel{Files: filesValue(map[string]attr.Value{"/a": fileObject(f)})}.engineFiles()
 	if diags.HasError() || len(written) != 1 || written[0].Mode != 0o644 {
 		t.Errorf("files %v, diags %v; want one of mode 0644", written, diags)
 	}
@@ -109,7 +104,7 @@ func TestFilesWithUnknownContentPlanUnknownDigest(t *testing.T) {
 	t.Parallel()
 	f := file("", "", "")
 	f.Content = types.StringUnknown()
-	digests, _, diags := filesModel{Files: filesValue(t, map[string]attr.Value{"/a": fileObject(f)})}.plan()
+	digests, _, diags := filesModel{Files: filesValue(map[string]attr.Value{"/a": fileObject(f)})}.plan()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -122,7 +117,7 @@ func TestFilesWithUnknownContentPlanUnknownDigest(t *testing.T) {
 // files beside it get theirs; validation passes over it.
 func TestFilesWithAnUnknownElementPlanIt(t *testing.T) {
 	t.Parallel()
-	files := filesValue(t, map[string]attr.Value{
+	files := filesValue(map[string]attr.Value{
 		"/a":     fileObject(file("hello", "", "")),
 		"/later": types.ObjectUnknown(map[string]attr.Type{"content": types.StringType}),
 	})

@@ -38,17 +38,26 @@ func filesKnown(v types.Dynamic) bool {
 	return values.Known(v) && !v.IsUnderlyingValueNull() && !v.IsUnderlyingValueUnknown()
 }
 
+// concrete is what a dynamic value holds, and any other value as it is: a
+// file, or one of its attributes, comes as a dynamic value when the object
+// around it has an attribute of no fixed type (a null, or an expression
+// known only at apply).
+func concrete(v attr.Value) attr.Value {
+	if d, ok := v.(basetypes.DynamicValue); ok && !d.IsNull() && !d.IsUnknown() {
+		return d.UnderlyingValue()
+	}
+	return v
+}
+
 // entriesOf returns the elements of a map or the attributes of an object,
 // which is how a file, and the files, come: an object from a literal or a
 // for expression, a map from a typed variable.
 func entriesOf(v attr.Value) (map[string]attr.Value, bool) {
-	switch v := v.(type) {
+	switch v := concrete(v).(type) {
 	case basetypes.ObjectValue:
 		return v.Attributes(), true
 	case basetypes.MapValue:
 		return v.Elements(), true
-	case basetypes.DynamicValue:
-		return entriesOf(v.UnderlyingValue())
 	}
 	return nil, false
 }
@@ -56,6 +65,7 @@ func entriesOf(v attr.Value) (map[string]attr.Value, bool) {
 // stringOf converts an attribute of a file to a string as Terraform does
 // for a string attribute: numbers and booleans become their text.
 func stringOf(v attr.Value) (types.String, bool) {
+	v = concrete(v)
 	if v == nil || v.IsNull() {
 		return types.StringNull(), true
 	}
@@ -69,17 +79,8 @@ func stringOf(v attr.Value) (types.String, bool) {
 		return types.StringValue(v.ValueBigFloat().Text('f', -1)), true
 	case basetypes.BoolValue:
 		return types.StringValue(strconv.FormatBool(v.ValueBool())), true
-	case basetypes.DynamicValue:
-		return stringOf(v.UnderlyingValue())
 	}
 	return types.StringNull(), false
-}
-
-// isUnknownDynamic reports whether v is a dynamic value that holds an
-// unknown one.
-func isUnknownDynamic(v attr.Value) bool {
-	d, ok := v.(basetypes.DynamicValue)
-	return ok && d.IsUnderlyingValueUnknown()
 }
 
 // kindOf names what v is, as a configuration writes it.
@@ -122,7 +123,7 @@ func decodeFiles(v types.Dynamic) (map[string]fileModel, diag.Diagnostics) {
 	out := make(map[string]fileModel, len(elements))
 	for p, element := range elements {
 		at := path.Root("files").AtMapKey(p)
-		if element.IsUnknown() || isUnknownDynamic(element) {
+		if element = concrete(element); element.IsUnknown() {
 			out[p] = unknownFile()
 			continue
 		}
