@@ -78,7 +78,8 @@ func fileAttributes() map[string]schema.Attribute {
 				"larger content belongs in an image (`sandbox_image`) or a volume. Changing the files, or the " +
 				"content of a `source` file, forces replacement. The attribute's type is not fixed, so that a " +
 				"plan of thousands of files stays fast; the provider checks it, and a literal and a typed " +
-				"variable holding the same files are the same files.",
+				"variable holding the same files are the same files, as is the same text given as `content` " +
+				"or as `content_base64`.",
 			Optional: true,
 		},
 		"files_sha256": schema.MapAttribute{

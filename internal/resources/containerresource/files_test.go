@@ -229,8 +229,8 @@ func sha256Hex(content string) string {
 // Files are the same files by what they hold, not by their type: moving
 // them from a literal into a typed variable changes the attribute's type
 // in place and keeps the sandbox; the default mode written out changes
-// nothing that is applied; a changed content through the variable replaces
-// the sandbox.
+// nothing that is applied, nor do the same bytes given in base64; a
+// changed content through the variable replaces the sandbox.
 func TestAccContainer_filesSameByContent(t *testing.T) {
 	name := acctest.Name(t)
 	literal := acctest.Config(name, `
@@ -254,6 +254,13 @@ variable "files" {
   files        = var.files
 `)
 	}
+	base64 := acctest.Config(name, `
+  network_mode = "none"
+  files = {
+    "/work/a.txt" = { content_base64 = "YQo=" }
+    "/work/b.sh"  = { content = "#!/bin/sh\n", mode = "0755" }
+  }
+`)
 	sameSandbox := statecheck.CompareValue(compare.ValuesSame())
 	inPlace := []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}
 	acctest.Test(t, []resource.TestStep{
@@ -264,6 +271,12 @@ variable "files" {
 			ConfigStateChecks: []statecheck.StateCheck{sameSandbox.AddStateValue(addr, attr("id"))},
 		},
 		{Config: typed("a\n"), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		// The same bytes, given in base64.
+		{
+			Config:            base64,
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: inPlace},
+			ConfigStateChecks: []statecheck.StateCheck{sameSandbox.AddStateValue(addr, attr("id"))},
+		},
 		{
 			Config: typed("changed\n"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{

@@ -1,6 +1,7 @@
 package containerresource
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -27,7 +28,7 @@ import (
 // framework checked from the schema is checked here, with each error at
 // the file's own path, and a value is compared by what it holds, not by
 // its type: a literal and a typed variable with the same files are the
-// same files.
+// same files, and so are the same bytes given as content or in base64.
 
 // fileFields are the attributes a file takes.
 var fileFields = []string{"content", "content_base64", "source", "mode"}
@@ -222,8 +223,8 @@ func (f fileModel) mode() types.String {
 }
 
 // sameFiles reports whether two files values hold the same files: the
-// same paths, each with the same content from the same kind of source and
-// the same mode, whatever their types. Anything unknown differs.
+// same paths, each with the same content (sameContent) and the same mode,
+// whatever their types. Anything unknown differs.
 func sameFiles(a, b types.Dynamic) bool {
 	if filesKnown(a) != filesKnown(b) || a.IsUnknown() || b.IsUnknown() {
 		return false
@@ -236,10 +237,22 @@ func sameFiles(a, b types.Dynamic) bool {
 	for p, f := range x {
 		g, ok := y[p]
 		if !ok || !f.contentKnown() || !g.contentKnown() || f.mode().IsUnknown() ||
-			!f.Content.Equal(g.Content) || !f.ContentBase64.Equal(g.ContentBase64) ||
-			!f.Source.Equal(g.Source) || !f.mode().Equal(g.mode()) {
+			!sameContent(f, g) || !f.mode().Equal(g.mode()) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameContent reports whether two known files hold the same content: the
+// same bytes when both are inline (content or content_base64, either
+// way), the same source file otherwise (files_sha256 tells when a
+// source's bytes changed).
+func sameContent(f, g fileModel) bool {
+	if f.Source.IsNull() && g.Source.IsNull() {
+		x, xErr := f.read()
+		y, yErr := g.read()
+		return xErr == nil && yErr == nil && bytes.Equal(x, y)
+	}
+	return f.Content.Equal(g.Content) && f.ContentBase64.Equal(g.ContentBase64) && f.Source.Equal(g.Source)
 }

@@ -167,12 +167,22 @@ func TestSameFiles(t *testing.T) {
 		"none and none":         {types.DynamicNull(), types.DynamicNull(), true},
 		"unknown":               {types.DynamicUnknown(), types.DynamicUnknown(), false},
 		"unknown content":       {literalFiles(map[string]string{"/a": "x"}), types.DynamicValue(object(map[string]attr.Value{"/a": object(map[string]attr.Value{"content": types.StringUnknown()})})), false},
-		"content as base64 too": {literalFiles(map[string]string{"/a": "x"}), types.DynamicValue(object(map[string]attr.Value{"/a": object(map[string]attr.Value{"content_base64": types.StringValue("eA==")})})), false},
+		"same bytes in base64":  {literalFiles(map[string]string{"/a": "x"}), inlineAs("content_base64", "eA=="), true},
+		"other bytes in base64": {literalFiles(map[string]string{"/a": "x"}), inlineAs("content_base64", "eQ=="), false},
+		"bad base64":            {inlineAs("content_base64", "!"), inlineAs("content_base64", "!"), false},
+		"a source file":         {literalFiles(map[string]string{"/a": "x"}), inlineAs("source", "x"), false},
+		"the same source":       {inlineAs("source", "x"), inlineAs("source", "x"), true},
 	} {
 		if got := sameFiles(c.a, c.b); got != c.same {
 			t.Errorf("%s: sameFiles = %v, want %v", name, got, c.same)
 		}
 	}
+}
+
+// inlineAs is a files value of one file, /a, whose kind of content is
+// attribute.
+func inlineAs(attribute, value string) types.Dynamic {
+	return types.DynamicValue(object(map[string]attr.Value{"/a": object(map[string]attr.Value{attribute: types.StringValue(value)})}))
 }
 
 // expectError fails unless diags has an error at the path that says what.
