@@ -199,6 +199,8 @@ func TestAccContainer_invalidHardeningRejectedAtPlan(t *testing.T) {
 		{`ulimits = { nofile = { soft = 10, hard = 5 } }`, `Soft limit above hard limit.*ulimits\["nofile"\].soft \(10\) cannot exceed`},
 		{`ulimits = { nofile = { soft = -1, hard = 5 } }`, `Attribute ulimits\["nofile"\].soft value must be at least 0`},
 		{`ulimits = { bogus = { soft = 1, hard = 1 } }`, `Attribute ulimits\["bogus"\] value must be one of`},
+		{`ulimits = { nofile = { soft = 1 } }`, `Missing ulimit hard limit.*ulimits\["nofile"\] sets no hard limit`},
+		{`ulimits = { nofile = {} }`, `Missing ulimit soft limit.*ulimits\["nofile"\] sets no soft limit`},
 		{`cap_drop = ["NET_MAGIC"]`, `Attribute cap_drop\[Value\("NET_MAGIC"\)\] must be a Linux capability`},
 		{`cap_add = ["cap_net_raw"]`, `Attribute cap_add\[Value\("cap_net_raw"\)\] must be a Linux capability`},
 		{`cap_add = ["ALL"]`, `Attribute cap_add\[Value\("ALL"\)\] cannot add ALL capabilities`},

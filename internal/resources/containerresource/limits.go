@@ -45,6 +45,11 @@ const (
 	maxPids = 1 << 22
 )
 
+// ulimitRequired says that soft and hard, optional in the schema, must be
+// set (limitsModel.validate).
+const ulimitRequired = "Must be set: the provider checks it instead of the schema, so that an entry " +
+	"known only at apply is accepted."
+
 // ulimitNames are the process limits the engine can set.
 var ulimitNames = []string{
 	"core", "cpu", "data", "fsize", "locks", "memlock", "msgqueue", "nice", "nofile", "nproc", "rss",
@@ -139,15 +144,18 @@ func limitAttributes() map[string]schema.Attribute { //nolint:funlen // a schema
 				mapvalidator.SizeAtLeast(1),
 				mapvalidator.KeysAre(stringvalidator.OneOf(ulimitNames...)),
 			},
+			// soft and hard are required, and checked in validate: the
+			// framework's own check of a required attribute refuses an
+			// entry whose whole object is known only at apply.
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"soft": schema.Int64Attribute{
-					MarkdownDescription: "Soft limit (at least 0, at most `hard`).",
-					Required:            true,
+					MarkdownDescription: "Soft limit (at least 0, at most `hard`). " + ulimitRequired,
+					Optional:            true,
 					Validators:          []validator.Int64{int64validator.AtLeast(0)},
 				},
 				"hard": schema.Int64Attribute{
-					MarkdownDescription: "Hard limit (at least 0).",
-					Required:            true,
+					MarkdownDescription: "Hard limit (at least 0). " + ulimitRequired,
+					Optional:            true,
 					Validators:          []validator.Int64{int64validator.AtLeast(0)},
 				},
 			}},
@@ -234,8 +242,9 @@ func ulimitsValue(ulimits []engine.Ulimit) types.Map {
 	return types.MapValueMust(objType, vals)
 }
 
-// validate rejects swap below memory and soft limits above hard ones.
-// Values not known yet are skipped; apply sees them.
+// validate rejects swap below memory, ulimits without both limits, and
+// soft limits above hard ones. Values not known yet are skipped; apply
+// sees them.
 func (l limitsModel) validate() diag.Diagnostics {
 	var diags diag.Diagnostics
 	if values.Known(l.Memory) && values.Known(l.MemorySwap) && l.MemorySwap.ValueInt64() < l.Memory.ValueInt64() {
@@ -248,7 +257,18 @@ func (l limitsModel) validate() diag.Diagnostics {
 	}
 	entries, d := values.ObjectsAs[ulimitModel](l.Ulimits)
 	diags.Append(d...)
-	for name, u := range entries {
+	for _, name := range slices.Sorted(maps.Keys(entries)) {
+		u := entries[name]
+		for _, f := range []struct {
+			name  string
+			value types.Int64
+		}{{"soft", u.Soft}, {"hard", u.Hard}} {
+			if f.value.IsNull() {
+				diags.AddAttributeError(path.Root("ulimits").AtMapKey(name).AtName(f.name), "Missing ulimit "+f.name+" limit",
+					fmt.Sprintf("Attribute ulimits[%q] sets no %s limit. Set both: ulimits = { %s = { soft = ..., "+
+						"hard = ... } }.", name, f.name, name))
+			}
+		}
 		if values.Known(u.Soft) && values.Known(u.Hard) && u.Soft.ValueInt64() > u.Hard.ValueInt64() {
 			diags.AddAttributeError(path.Root("ulimits").AtMapKey(name).AtName("soft"), "Soft limit above hard limit",
 				fmt.Sprintf("Attribute ulimits[%q].soft (%d) cannot exceed ulimits[%q].hard (%d).",

@@ -3,6 +3,7 @@ package containerresource_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -232,5 +233,55 @@ resource "sandbox_container" %q {
 		ResourceName:      runsc,
 		ImportState:       true,
 		ImportStateVerify: true,
+	}})
+}
+
+// A ulimits entry known only at apply (from another resource, here
+// terraform_data) is planned and applied: the sandbox's processes get it.
+// The framework's own check of required attributes refused it at plan.
+// One that turns out to lack a limit is refused when it becomes known.
+func TestAccContainer_ulimitKnownOnlyAtApply(t *testing.T) {
+	name := acctest.Name(t)
+	configWith := func(limits string) string {
+		return `
+resource "terraform_data" "nofile" {
+  input = ` + limits + `
+}
+` + acctest.Config(name, `
+  network_mode = "none"
+  ulimits      = { nofile = terraform_data.nofile.output }
+`)
+	}
+	config := configWith("{ soft = 100, hard = 200 }")
+	acctest.Test(t, []resource.TestStep{{
+		Config: config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectUnknownValue(addr, attr("ulimits").AtMapKey("nofile")),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
+				// The sandbox's own processes, from PID 1: a process that
+				// runc 1.1 execs may get its soft limit raised to the hard.
+				out, err := acctest.ExecOK(ctx, t, id, "cat", "/proc/1/limits")
+				if err != nil {
+					return fmt.Errorf("reading the sandbox's limits: %s", acctest.ErrText(err))
+				}
+				for line := range strings.Lines(out) {
+					if rest, ok := strings.CutPrefix(line, "Max open files"); ok {
+						if f := strings.Fields(rest); len(f) < 2 || f[0] != "100" || f[1] != "200" {
+							return fmt.Errorf("the sandbox's open-files limits are %q, want 100 and 200", strings.TrimSpace(line))
+						}
+						return nil
+					}
+				}
+				return fmt.Errorf("no open-files limit in the sandbox's /proc/1/limits: %q", out)
+			}),
+		},
+	}, {
+		Config:           config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	}, {
+		Config:      configWith("{ hard = 200 }"),
+		ExpectError: regexp.MustCompile(`Missing ulimit soft limit[\s\S]*ulimits\["nofile"\] sets no soft limit`),
 	}})
 }
