@@ -259,15 +259,11 @@ func (l limitsModel) validate() diag.Diagnostics {
 	diags.Append(d...)
 	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		u := entries[name]
-		for _, f := range []struct {
-			name  string
-			value types.Int64
-		}{{"soft", u.Soft}, {"hard", u.Hard}} {
-			if f.value.IsNull() {
-				diags.AddAttributeError(path.Root("ulimits").AtMapKey(name).AtName(f.name), "Missing ulimit "+f.name+" limit",
-					fmt.Sprintf("Attribute ulimits[%q] sets no %s limit. Set both: ulimits = { %s = { soft = ..., "+
-						"hard = ... } }.", name, f.name, name))
-			}
+		if u.Soft.IsNull() {
+			diags.Append(missingUlimit(name, "soft"))
+		}
+		if u.Hard.IsNull() {
+			diags.Append(missingUlimit(name, "hard"))
 		}
 		if values.Known(u.Soft) && values.Known(u.Hard) && u.Soft.ValueInt64() > u.Hard.ValueInt64() {
 			diags.AddAttributeError(path.Root("ulimits").AtMapKey(name).AtName("soft"), "Soft limit above hard limit",
@@ -276,6 +272,14 @@ func (l limitsModel) validate() diag.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// missingUlimit is the error for a ulimits entry without its soft or hard
+// limit.
+func missingUlimit(name, limit string) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(path.Root("ulimits").AtMapKey(name).AtName(limit), "Missing ulimit "+limit+" limit",
+		fmt.Sprintf("Attribute ulimits[%q] sets no %s limit. Set both: ulimits = { %s = { soft = ..., hard = ... } }.",
+			name, limit, name))
 }
 
 // Under gVisor the memory limit covers the whole sandbox, its user-space
