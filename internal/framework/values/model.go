@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -25,18 +27,18 @@ import (
 
 // GetState reads the whole state into target, a pointer to a model.
 func GetState(ctx context.Context, s tfsdk.State, target any) diag.Diagnostics {
-	return get(ctx, s.Schema.Type(), s.Raw, target)
+	return get(ctx, typesOf(ctx, s.Schema).value, s.Raw, target)
 }
 
 // GetPlan reads the whole plan into target, a pointer to a model.
 func GetPlan(ctx context.Context, p tfsdk.Plan, target any) diag.Diagnostics {
-	return get(ctx, p.Schema.Type(), p.Raw, target)
+	return get(ctx, typesOf(ctx, p.Schema).value, p.Raw, target)
 }
 
 // GetConfig reads the whole configuration into target, a pointer to a
 // model.
 func GetConfig(ctx context.Context, c tfsdk.Config, target any) diag.Diagnostics {
-	return get(ctx, c.Schema.Type(), c.Raw, target)
+	return get(ctx, typesOf(ctx, c.Schema).value, c.Raw, target)
 }
 
 // SetState replaces the whole state with model (a model or a pointer to
@@ -44,11 +46,89 @@ func GetConfig(ctx context.Context, c tfsdk.Config, target any) diag.Diagnostics
 // assigned as it is: tfsdk.State.Set would build that type again and
 // compare the two.
 func SetState(ctx context.Context, s *tfsdk.State, model any) diag.Diagnostics {
-	raw, diags := toRaw(ctx, s.Schema.Type(), model)
+	raw, diags := toRaw(ctx, typesOf(ctx, s.Schema), model)
 	if !diags.HasError() {
 		s.Raw = raw
 	}
 	return diags
+}
+
+// Unchanged reports whether two models of the same type hold equal values
+// in every field. A refresh that changed nothing can then leave the state
+// as the framework passed it, instead of building it again.
+func Unchanged(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() || va.Kind() != reflect.Struct {
+		return false
+	}
+	fields, err := fieldsOf(va.Type())
+	if err != nil {
+		return false
+	}
+	for _, f := range fields {
+		x, ok := va.FieldByIndex(f.index).Interface().(attr.Value)
+		y, ok2 := vb.FieldByIndex(f.index).Interface().(attr.Value)
+		if !ok || !ok2 || !x.Equal(y) {
+			return false
+		}
+	}
+	return true
+}
+
+// typedSchema is what the helpers need of a plan's, state's or configuration's
+// schema (the framework's own interface is internal).
+type typedSchema interface {
+	Type() attr.Type
+}
+
+// schemaTypes is a schema's object type, as the framework's value type and
+// as Terraform's.
+type schemaTypes struct {
+	value  attr.Type
+	object tftypes.Object
+	// attributes holds the schema's attribute map, the cache's key, so
+	// that its address is not reused while the entry exists.
+	attributes any
+}
+
+// The types of each resource schema, by the identity of its attribute map.
+// The framework builds a schema's type anew at every call of Schema.Type,
+// copying every attribute map on the way, and the helpers need it at every
+// read and write of a model. The framework's server asks each
+// resource for its schema once and passes that same schema with every
+// request, so a process holds one entry per resource type; maxSchemaTypes
+// bounds what tests that build many schemas can add.
+var (
+	schemaTypeCache sync.Map // unsafe.Pointer -> schemaTypes
+	schemaTypeCount atomic.Int64
+)
+
+const maxSchemaTypes = 64
+
+// typesOf returns the types of s, cached for a resource schema.
+func typesOf(ctx context.Context, s typedSchema) schemaTypes {
+	rs, ok := s.(rschema.Schema)
+	if !ok || rs.Attributes == nil {
+		return newSchemaTypes(ctx, s)
+	}
+	key := reflect.ValueOf(rs.Attributes).UnsafePointer()
+	if cached, ok := schemaTypeCache.Load(key); ok {
+		if t, ok := cached.(schemaTypes); ok {
+			return t
+		}
+	}
+	t := newSchemaTypes(ctx, s)
+	t.attributes = rs.Attributes
+	if schemaTypeCount.Add(1) <= maxSchemaTypes {
+		schemaTypeCache.Store(key, t)
+	}
+	return t
+}
+
+func newSchemaTypes(ctx context.Context, s typedSchema) schemaTypes {
+	value := s.Type()
+	object, _ := value.TerraformType(ctx).(tftypes.Object)
+	return schemaTypes{value: value, object: object}
 }
 
 // modelField is one attribute of a model: its name and where the field is.
@@ -152,7 +232,7 @@ func setFields(model reflect.Value, fields []modelField, attrs map[string]attr.V
 	return nil
 }
 
-func toRaw(ctx context.Context, typ attr.Type, model any) (tftypes.Value, diag.Diagnostics) {
+func toRaw(ctx context.Context, typ schemaTypes, model any) (tftypes.Value, diag.Diagnostics) {
 	v := reflect.ValueOf(model)
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
@@ -161,9 +241,9 @@ func toRaw(ctx context.Context, typ attr.Type, model any) (tftypes.Value, diag.D
 	if err != nil {
 		return tftypes.Value{}, modelError(err)
 	}
-	objectType, ok := typ.TerraformType(ctx).(tftypes.Object)
-	if !ok || len(objectType.AttributeTypes) != len(fields) {
-		return tftypes.Value{}, modelError(fmt.Errorf("%s has %d fields for the attributes of %s", v.Type(), len(fields), typ))
+	objectType := typ.object
+	if objectType.AttributeTypes == nil || len(objectType.AttributeTypes) != len(fields) {
+		return tftypes.Value{}, modelError(fmt.Errorf("%s has %d fields for the attributes of %s", v.Type(), len(fields), typ.value))
 	}
 	attrs := make(map[string]tftypes.Value, len(fields))
 	for _, f := range fields {

@@ -220,3 +220,70 @@ func TestObjectsMatchTheFramework(t *testing.T) {
 		t.Error("ObjectOf built an object whose types lack a field of the model")
 	}
 }
+
+// A schema's types are kept per schema: the same schema reads and writes
+// as before, and another schema, even one built from the same code, gets
+// its own types, never a stale entry.
+func TestSchemaTypesFollowTheSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := testSchema(ctx)
+	m := testModelValue()
+	first, again := tfsdk.State{Schema: s}, tfsdk.State{Schema: s}
+	if diags := SetState(ctx, &first, m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if diags := SetState(ctx, &again, m); diags.HasError() || !again.Raw.Equal(first.Raw) {
+		t.Fatalf("the second write with the same schema gave %v (%v), the first %v", again.Raw, diags, first.Raw)
+	}
+	if got := typesOf(ctx, s); !got.object.Equal(s.Type().TerraformType(ctx)) || !got.value.Equal(s.Type()) {
+		t.Errorf("the kept types %v differ from the schema's %v", got.object, s.Type().TerraformType(ctx))
+	}
+
+	type smaller struct {
+		ID types.String `tfsdk:"id"`
+	}
+	other := schema.Schema{Attributes: map[string]schema.Attribute{"id": schema.StringAttribute{Computed: true}}}
+	st := tfsdk.State{Schema: other}
+	if diags := SetState(ctx, &st, smaller{ID: types.StringValue("x")}); diags.HasError() {
+		t.Fatalf("another schema: %v", diags)
+	}
+	var back smaller
+	if diags := GetState(ctx, st, &back); diags.HasError() || back.ID.ValueString() != "x" {
+		t.Errorf("another schema read back %v (%v)", back, diags)
+	}
+	if diags := SetState(ctx, &st, m); !diags.HasError() {
+		t.Error("a model of the first schema was written with the second's types")
+	}
+}
+
+// Unchanged compares every field, the embedded ones included.
+func TestUnchanged(t *testing.T) {
+	t.Parallel()
+	m := testModelValue()
+	same := m
+	if !Unchanged(m, same) {
+		t.Error("a copy of a model is not Unchanged")
+	}
+	for name, change := range map[string]func(*testModel){
+		"a top-level field":   func(c *testModel) { c.ID = types.StringValue("other") },
+		"an embedded field":   func(c *testModel) { c.Tags = StringList([]string{"x"}) },
+		"known to unknown":    func(c *testModel) { c.ID = types.StringUnknown() },
+		"null to empty":       func(c *testModel) { c.Tags = types.ListValueMust(types.StringType, nil) },
+		"an element of a set": func(c *testModel) { c.Ports = types.SetValueMust(portType, nil) },
+		"a value of a custom type": func(c *testModel) {
+			c.Timeouts = fwtimeouts.Value{Object: types.ObjectValueMust(map[string]attr.Type{"create": types.StringType},
+				map[string]attr.Value{"create": types.StringValue("1m")})}
+		},
+		"unknown to a known number": func(c *testModel) { c.Limit = types.Int64Value(1) },
+	} {
+		changed := m
+		change(&changed)
+		if Unchanged(m, changed) {
+			t.Errorf("%s changed, yet Unchanged", name)
+		}
+	}
+	if Unchanged(m, struct{}{}) || Unchanged(1, 1) {
+		t.Error("values of different types, or not models, compare as Unchanged")
+	}
+}

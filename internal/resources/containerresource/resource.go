@@ -109,6 +109,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
+	prior, priorSeen := state, seen
 	found, diags := r.refresh(ctx, &state, defaults, &seen)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
@@ -117,8 +118,15 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
-	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, state)...)
+	// The framework passes the prior state and private data on, so what
+	// the engine shows unchanged, as in most refreshes, is left as it is:
+	// building the state again was about a quarter of Read's own CPU.
+	if seen != priorSeen {
+		resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
+	}
+	if !values.Unchanged(prior, state) {
+		resp.Diagnostics.Append(values.SetState(ctx, &resp.State, state)...)
+	}
 }
 
 // Update renames the container, applies changed limits and starts,
