@@ -58,7 +58,7 @@ func SetState(ctx context.Context, s *tfsdk.State, model any) diag.Diagnostics {
 // as the framework passed it, instead of building it again.
 func Unchanged(a, b any) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	if va.Type() != vb.Type() || va.Kind() != reflect.Struct {
+	if !va.IsValid() || !vb.IsValid() || va.Type() != vb.Type() || va.Kind() != reflect.Struct {
 		return false
 	}
 	fields, err := fieldsOf(va.Type())

@@ -283,7 +283,7 @@ func TestUnchanged(t *testing.T) {
 			t.Errorf("%s changed, yet Unchanged", name)
 		}
 	}
-	if Unchanged(m, struct{}{}) || Unchanged(1, 1) {
+	if Unchanged(m, struct{}{}) || Unchanged(1, 1) || Unchanged(nil, nil) {
 		t.Error("values of different types, or not models, compare as Unchanged")
 	}
 }

@@ -63,7 +63,8 @@ func readMainProcess(ctx context.Context, p privateReader) (mainProcess, diag.Di
 	var m mainProcess
 	raw, diags := p.GetKey(ctx, mainProcessKey)
 	if len(raw) > 0 && !diags.HasError() {
-		// An unreadable record counts as none: the next look writes one.
+		// An unreadable record counts as none, and is replaced once a
+		// look sees anything else.
 		_ = json.Unmarshal(raw, &m)
 	}
 	return m, diags
