@@ -88,7 +88,7 @@ type schemaTypes struct {
 	object tftypes.Object
 	// attributes holds the schema's attribute map, the cache's key, so
 	// that its address is not reused while the entry exists.
-	attributes any
+	attributes map[string]rschema.Attribute
 }
 
 // The types of each resource schema, by the identity of its attribute map.
