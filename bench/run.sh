@@ -7,8 +7,11 @@
 # "Terraform alone" serves it on terraform-plugin-go only (what Terraform
 # itself needs for this schema), "framework alone" through
 # terraform-plugin-framework with the schema's validators, plan modifiers
-# and defaults (what the framework adds). Runs are interleaved (floor,
-# provider, Terraform alone, framework alone, floor, provider, ...)
+# and defaults (what the framework adds), and "framework + engine" is the
+# framework layer making the floor's engine calls (what any provider of
+# this schema on the framework needs, with the engine's work sharing the
+# machine as the provider's does). Runs are interleaved (floor, provider,
+# Terraform alone, framework alone, framework + engine, floor, ...)
 # and the table reports medians, because the machine is shared and noisy.
 # Every timed phase of every layer starts on a quiet machine (bench/settle
 # waits until the CPU is idle), so that none pays for the engine's
@@ -42,7 +45,7 @@ image="${BENCH_IMAGE:-tfsandbox/busybox:latest}"
 
 rm -rf "$work"
 mkdir -p "$work/plugin"
-for dir in tf tf-alone tf-framework; do
+for dir in tf tf-alone tf-framework tf-engine; do
   mkdir -p "$work/$dir"
   cp "$repo/bench/terraform/main.tf" "$work/$dir/main.tf"
 done
@@ -99,7 +102,8 @@ results="$work/results.tsv"
 now() { date +%s.%N; }
 
 # tf PHASE N ARGS...: runs terraform, records wall seconds and the peak RSS
-# of the provider processes it started.
+# of the provider processes it started. Each line of results.tsv: N, layer,
+# phase, seconds, peak RSS (KiB), CPU seconds, round.
 tf() {
   local phase="$1" n="$2"
   shift 2
@@ -122,17 +126,22 @@ tf() {
   local peak cpu
   peak="$(cut -f1 "$BENCH_RSS_FILE" | sort -n | tail -n 1)"
   cpu="$(awk -F'\t' '{c += $2} END {printf "%.3f", c}' "$BENCH_RSS_FILE")"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" "$cpu" >>"$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" "$cpu" "${round:-0}" >>"$results"
 }
 
-# noop_layers LABEL N ALONE FRAMEWORK: the same phases against bench/noop,
-# as Terraform alone (recorded as ALONE, in tf-ALONE), then as framework
-# alone (FRAMEWORK, in tf-FRAMEWORK); then back to the provider.
+# noop_layers LABEL N ALONE FRAMEWORK [ENGINE]: the same phases against
+# bench/noop, as Terraform alone (recorded as ALONE, in tf-ALONE), then as
+# framework alone (FRAMEWORK, in tf-FRAMEWORK), then, when ENGINE is given,
+# as framework + engine (ENGINE, in tf-ENGINE); then back to the provider.
 noop_layers() {
-  local label="$1" n="$2" layer
-  for layer in protocol framework; do
-    where="$3"
-    if [ "$layer" = framework ]; then where="$4"; fi
+  local label="$1" n="$2" layer layers="protocol framework"
+  if [ -n "${5:-}" ]; then layers="$layers engine"; fi
+  for layer in $layers; do
+    case "$layer" in
+      protocol) where="$3" ;;
+      framework) where="$4" ;;
+      engine) where="$5" ;;
+    esac
     echo "== $label: $where (bench/noop, $layer layer)"
     export BENCH_PROVIDER_BINARY="$work/noop" BENCH_NOOP_LAYER="$layer"
     tfdir="tf-$where" tf apply "$n" apply -auto-approve
@@ -152,15 +161,15 @@ for n in $counts; do
   for round in $(seq "$rounds"); do
     echo "== N=$n round $round/$rounds: floor"
     read -r _ create inspect remove < <("$work/floor" -n "$n" -image "$image" -settle "$work/settle")
-    printf '%s\tfloor\tapply\t%s\t0\t0\n%s\tfloor\tplan\t%s\t0\t0\n%s\tfloor\tdestroy\t%s\t0\t0\n' \
-      "$n" "$create" "$n" "$inspect" "$n" "$remove" >>"$results"
+    printf '%s\tfloor\tapply\t%s\t0\t0\t%s\n%s\tfloor\tplan\t%s\t0\t0\t%s\n%s\tfloor\tdestroy\t%s\t0\t0\t%s\n' \
+      "$n" "$create" "$round" "$n" "$inspect" "$round" "$n" "$remove" "$round" >>"$results"
 
     echo "== N=$n round $round/$rounds: provider"
     tf apply "$n" apply -auto-approve
     tf plan "$n" plan -detailed-exitcode
     tf destroy "$n" destroy -auto-approve
 
-    noop_layers "N=$n round $round/$rounds" "$n" alone framework
+    noop_layers "N=$n round $round/$rounds" "$n" alone framework engine
   done
 done
 
@@ -200,8 +209,8 @@ if [ "$cluster_counts" != 0 ]; then
       echo "== cluster N=$n round $round/$rounds: floor"
       read -r _ create get remove < <("$work/clusterfloor" -n "$n" -image "$image" -kubeconfig "$SANDBOX_TEST_KUBECONFIG" \
         -settle "$work/settle")
-      printf '%s\tcfloor\tapply\t%s\t0\t0\n%s\tcfloor\tplan\t%s\t0\t0\n%s\tcfloor\tdestroy\t%s\t0\t0\n' \
-        "$n" "$create" "$n" "$get" "$n" "$remove" >>"$results"
+      printf '%s\tcfloor\tapply\t%s\t0\t0\t%s\n%s\tcfloor\tplan\t%s\t0\t0\t%s\n%s\tcfloor\tdestroy\t%s\t0\t0\t%s\n' \
+        "$n" "$create" "$round" "$n" "$get" "$round" "$n" "$remove" "$round" >>"$results"
       echo "== cluster N=$n round $round/$rounds: provider"
       tfdir=tf-cluster where=cluster tf apply "$n" apply -auto-approve
       tfdir=tf-cluster where=cluster tf plan "$n" plan -detailed-exitcode
@@ -228,11 +237,12 @@ echo "Medians of $rounds interleaved rounds; engine $(docker version -f '{{.Serv
 echo "apply = create and start (floor) / terraform apply; plan = inspect / terraform plan (refresh);"
 echo "destroy = force remove / terraform destroy. Terraform alone and framework alone = the same terraform"
 echo "command against bench/noop (this schema, no engine, no work; on terraform-plugin-go only, and through"
-echo "terraform-plugin-framework). Peak RSS is the largest provider process in the phase; CPU is the user and"
-echo "system time of all the provider processes Terraform started in it."
+echo "terraform-plugin-framework); framework + engine = the framework layer making the floor's engine calls."
+echo "Peak RSS is the largest provider process in the phase; CPU is the user and system time of all the"
+echo "provider processes Terraform started in it."
 echo
 awk -F'\t' "$median_awk"'
-  $2 != "provider" && $2 != "floor" && $2 != "alone" && $2 != "framework" { next }
+  $2 != "provider" && $2 != "floor" && $2 != "alone" && $2 != "framework" && $2 != "engine" { next }
   {
     key = $1 SUBSEP $3
     if ($3 == "overhead") { overhead = overhead " " $4; next }
@@ -242,12 +252,12 @@ awk -F'\t' "$median_awk"'
     cpu[$2, key] = cpu[$2, key] " " $6
   }
   END {
-    printf "| %5s | %-7s | %12s | %9s | %6s | %19s | %19s | %16s | %17s | %16s |\n", "N", "phase", "provider (s)", "floor (s)", "ratio", "Terraform alone (s)", "framework alone (s)", "provider peak MiB", "provider CPU (s)", "framework CPU (s)"
-    printf "|------:|---------|-------------:|----------:|-------:|--------------------:|--------------------:|-----------------:|------------------:|-----------------:|\n"
+    printf "| %5s | %-7s | %12s | %9s | %6s | %19s | %19s | %22s | %16s | %17s | %16s |\n", "N", "phase", "provider (s)", "floor (s)", "ratio", "Terraform alone (s)", "framework alone (s)", "framework + engine (s)", "provider peak MiB", "provider CPU (s)", "framework CPU (s)"
+    printf "|------:|---------|-------------:|----------:|-------:|--------------------:|--------------------:|-----------------------:|-----------------:|------------------:|-----------------:|\n"
     for (i = 1; i <= rows; i++) {
       split(order[i], kp, SUBSEP)
       p = median(secs["provider", order[i]]); f = median(secs["floor", order[i]])
-      printf "| %5s | %-7s | %12.2f | %9.2f | %5.2fx | %19.2f | %19.2f | %16.1f | %17.2f | %16.2f |\n", kp[1], kp[2], p, f, (f > 0 ? p / f : 0), median(secs["alone", order[i]]), median(secs["framework", order[i]]), median(rss[order[i]]) / 1024, median(cpu["provider", order[i]]), median(cpu["framework", order[i]])
+      printf "| %5s | %-7s | %12.2f | %9.2f | %5.2fx | %19.2f | %19.2f | %22.2f | %16.1f | %17.2f | %16.2f |\n", kp[1], kp[2], p, f, (f > 0 ? p / f : 0), median(secs["alone", order[i]]), median(secs["framework", order[i]]), median(secs["engine", order[i]]), median(rss[order[i]]) / 1024, median(cpu["provider", order[i]]), median(cpu["framework", order[i]])
     }
     if (overhead != "") printf "\nterraform plan of 0 sandboxes (CLI and provider start-up): %.2f s\n", median(overhead)
   }' "$results" | tee "$work/table.md"
@@ -340,13 +350,32 @@ fi
 # keep both cores busy with the engine's work, so Terraform's and the
 # framework's costs add to the floor's rather than overlap it); the
 # provider's peak RSS under 64 MiB. Exits 1 when a target is missed.
+# Printed beside the verdicts, not part of them: the same differences
+# paired by round (each round's provider less that round's references,
+# which cancels most of the machine's drift between rounds), and against
+# the framework + engine row, whose engine calls share the machine with
+# Terraform and the framework as the provider's do, where the floor's run
+# on an idle machine.
 case " $counts " in *" 200 "*) ;; *) exit "$files_missed" ;; esac
 echo
 awk -F'\t' "$median_awk"'
   function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
-  $1 == 200 && ($2 == "provider" || $2 == "floor" || $2 == "alone" || $2 == "framework") {
+  $1 == 200 && ($2 == "provider" || $2 == "floor" || $2 == "alone" || $2 == "framework" || $2 == "engine") {
     secs[$2, $3] = secs[$2, $3] " " $4
-    if ($2 == "provider" && $5 > rss) rss = $5
+    round[$2, $3, $7] = $4
+    if ($2 == "provider") { provider_rounds[$3] = provider_rounds[$3] " " $7; if ($5 > rss) rss = $5 }
+  }
+  # paired(PHASE, FLOOR): the median over rounds of the provider less
+  # framework alone (plus the floor when FLOOR), and less framework + engine.
+  function paired(ph, withfloor,   k, r, i, fw, en) {
+    fw = ""; en = ""
+    k = split(provider_rounds[ph], r, " ")
+    for (i = 1; i <= k; i++) {
+      if ((("framework", ph, r[i]) in round) && (!withfloor || (("floor", ph, r[i]) in round)))
+        fw = fw " " (round["provider", ph, r[i]] - round["framework", ph, r[i]] - (withfloor ? round["floor", ph, r[i]] : 0))
+      if (("engine", ph, r[i]) in round) en = en " " (round["provider", ph, r[i]] - round["engine", ph, r[i]])
+    }
+    return sprintf("paired by round %+.2f s; over framework + engine %s", median(fw), en == "" ? "not measured" : sprintf("%+.2f s (paired %+.2f s)", median(secs["provider", ph]) - median(secs["engine", ph]), median(en)))
   }
   END {
     print "Targets at N = 200 (issue 24: what the provider adds to the framework alone):"
@@ -359,6 +388,10 @@ awk -F'\t' "$median_awk"'
     p = median(secs["provider", "plan"]); fw = median(secs["framework", "plan"])
     printf "  %-7s %6.2f s: framework alone %.2f s + %.2f s (target at most + 0.3 s; Terraform alone %.2f s): %s\n", "plan", p, fw, p - fw, median(secs["alone", "plan"]), verdict(p <= fw + 0.3)
     printf "  %-7s %6.1f MiB peak RSS (target under 64 MiB): %s\n", "memory", rss / 1024, verdict(rss < 64 * 1024)
+    print "Beside the verdicts (the same differences paired by round, and over the framework + engine row):"
+    printf "  %-7s %s\n", "apply", paired("apply", 1)
+    printf "  %-7s %s\n", "destroy", paired("destroy", 1)
+    printf "  %-7s %s\n", "plan", paired("plan", 0)
     exit missed > 0
   }' "$results" | tee "$work/targets.md"
 [ "${PIPESTATUS[0]}" = 0 ] && exit "$files_missed"

@@ -1,7 +1,7 @@
 // Command floor measures what the Docker Engine API itself needs for the
 // work a set of sandboxes takes: create (network mode "none") and start,
-// inspect, and force remove, for N containers at Terraform's default
-// concurrency. It is the floor the provider's apply, plan and destroy are
+// inspect, and force remove (bench/internal/floorcalls), for N containers
+// at Terraform's default concurrency. It is the floor the provider's apply, plan and destroy are
 // compared with in bench/run.sh.
 //
 // It prints one line of tab-separated fields: N, then the seconds spent on
@@ -19,9 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/client"
+	"github.com/tfsandbox/terraform-provider-sandbox/bench/internal/floorcalls"
 )
 
 func main() {
@@ -46,41 +44,24 @@ func main() {
 }
 
 func run(ctx context.Context, n, parallel int, image, prefix string, settle func()) error {
-	api, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	api, err := floorcalls.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = api.Close() }()
-	if _, err := api.Ping(ctx); err != nil {
-		return err
-	}
 
 	settle()
 	ids := make([]string, n)
-	// The same container the provider creates for a sandbox with only image
-	// and network_mode = "none" set: keep-alive entrypoint, docker-init,
-	// no-new-privileges, restart unless-stopped, and labels of the same
-	// number and size.
-	withInit := true
 	create, err := timed(n, parallel, func(i int) error {
-		resp, err := api.ContainerCreate(ctx,
-			&container.Config{Image: image, Entrypoint: []string{"tail", "-f", "/dev/null"}, Labels: labels(image, i)},
-			&container.HostConfig{
-				NetworkMode: "none", Init: &withInit, SecurityOpt: []string{"no-new-privileges"},
-				RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyUnlessStopped},
-			},
-			&network.NetworkingConfig{}, nil, fmt.Sprintf("%s-%d", prefix, i))
-		if err != nil {
-			return err
-		}
-		ids[i] = resp.ID
-		return api.ContainerStart(ctx, resp.ID, container.StartOptions{})
+		id, err := floorcalls.CreateAndStart(ctx, api, image, fmt.Sprintf("%s-%d", prefix, i), i)
+		ids[i] = id
+		return err
 	})
 	// Remove whatever was created, even after a failure.
 	defer func() {
 		for _, id := range ids {
 			if id != "" {
-				_ = api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true})
+				_ = floorcalls.Remove(ctx, api, id)
 			}
 		}
 	}()
@@ -90,7 +71,7 @@ func run(ctx context.Context, n, parallel int, image, prefix string, settle func
 
 	settle()
 	inspect, err := timed(n, parallel, func(i int) error {
-		_, err := api.ContainerInspect(ctx, ids[i])
+		_, err := floorcalls.Inspect(ctx, api, ids[i])
 		return err
 	})
 	if err != nil {
@@ -99,7 +80,7 @@ func run(ctx context.Context, n, parallel int, image, prefix string, settle func
 
 	settle()
 	remove, err := timed(n, parallel, func(i int) error {
-		if err := api.ContainerRemove(ctx, ids[i], container.RemoveOptions{Force: true}); err != nil {
+		if err := floorcalls.Remove(ctx, api, ids[i]); err != nil {
 			return err
 		}
 		ids[i] = ""
@@ -111,17 +92,6 @@ func run(ctx context.Context, n, parallel int, image, prefix string, settle func
 
 	fmt.Printf("%d\t%.3f\t%.3f\t%.3f\n", n, create.Seconds(), inspect.Seconds(), remove.Seconds())
 	return nil
-}
-
-// labels stand for the provider's: what it was configured with, a create
-// token, who made it and what.
-func labels(image string, i int) map[string]string {
-	return map[string]string{
-		"tfsandbox.configured":    fmt.Sprintf(`{"image":%q}`, image),
-		"tfsandbox.create-token":  fmt.Sprintf("%032x", i),
-		"tfsandbox.managed-by":    "terraform-provider-sandbox-bench-floor",
-		"tfsandbox.resource-type": "sandbox_container",
-	}
 }
 
 // timed runs op for 0..n-1 with at most parallel calls in flight and returns

@@ -10,6 +10,12 @@
 //   - "framework": the same schema with its validators, plan modifiers and
 //     defaults, served through terraform-plugin-framework by a resource whose
 //     CRUD does the same nothing (framework.go).
+//   - "engine": the framework layer making bench/floor's engine calls
+//     (bench/internal/floorcalls): an apply creates and starts each
+//     container, a read inspects it, a destroy force-removes it. It is what
+//     any provider of this schema on the framework needs with the least
+//     engine work, measured where that work shares the machine with
+//     Terraform and the framework, as the provider's does.
 //
 // It is a measuring instrument, never a stand-in for the provider in a test.
 package main
@@ -19,11 +25,13 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/docker/docker/client"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/bench/internal/floorcalls"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/process"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
 )
@@ -40,9 +48,15 @@ func main() {
 	case "", "protocol":
 		s, err = newServer(context.Background())
 	case "framework":
-		s = frameworkServer()
+		s = frameworkServer(nil)
+	case "engine":
+		// The client lives as long as the process.
+		var api *client.Client
+		if api, err = floorcalls.Connect(context.Background()); err == nil {
+			s = frameworkServer(api)
+		}
 	default:
-		err = fmt.Errorf("BENCH_NOOP_LAYER is %q; use protocol or framework", layer)
+		err = fmt.Errorf("BENCH_NOOP_LAYER is %q; use protocol, framework or engine", layer)
 	}
 	if err == nil {
 		err = tf6server.Serve("registry.terraform.io/tfsandbox/sandbox", func() tfprotov6.ProviderServer { return s })
