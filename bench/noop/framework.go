@@ -72,22 +72,27 @@ func (r *noopResource) Schema(ctx context.Context, req resource.SchemaRequest, r
 }
 
 // Create records the plan, its unknowns null and id = name; the engine
-// layer first creates and starts the container, and records its ID.
+// layer first creates and starts the container and records its ID, and
+// records nothing when the engine made none.
 func (r *noopResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	resp.State.Raw = nullUnknowns(req.Plan.Raw)
 	var name, image types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("image"), &image)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	id := name
-	if r.api != nil && !resp.Diagnostics.HasError() {
+	if r.api != nil {
 		created, err := floorcalls.CreateAndStart(ctx, r.api, image.ValueString(), name.ValueString(), int(tokens.Add(1)))
-		if created != "" {
-			id = types.StringValue(created)
-		}
 		if err != nil {
 			resp.Diagnostics.AddError("Engine layer: create and start failed", err.Error())
 		}
+		if created == "" {
+			return
+		}
+		id = types.StringValue(created)
 	}
+	resp.State.Raw = nullUnknowns(req.Plan.Raw)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }
 
