@@ -1,8 +1,8 @@
 // Command floor measures what the Docker Engine API itself needs for the
 // work a set of sandboxes takes: create (network mode "none") and start,
 // inspect, and force remove (bench/internal/floorcalls), for N containers
-// at Terraform's default concurrency. It is the floor the provider's apply, plan and destroy are
-// compared with in bench/run.sh.
+// at Terraform's default concurrency. It is the floor the provider's
+// apply, plan and destroy are compared with in bench/run.sh.
 //
 // It prints one line of tab-separated fields: N, then the seconds spent on
 // each phase (create+start, inspect, remove). With -settle, it runs that
