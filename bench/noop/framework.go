@@ -75,14 +75,16 @@ func (r *noopResource) Schema(ctx context.Context, req resource.SchemaRequest, r
 // layer first creates and starts the container and records its ID, and
 // records nothing when the engine made none.
 func (r *noopResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var name, image types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("image"), &image)...)
-	if resp.Diagnostics.HasError() {
+	var name types.String
+	if resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...); resp.Diagnostics.HasError() {
 		return
 	}
 	id := name
 	if r.api != nil {
+		var image types.String
+		if resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("image"), &image)...); resp.Diagnostics.HasError() {
+			return
+		}
 		created, err := floorcalls.CreateAndStart(ctx, r.api, image.ValueString(), name.ValueString(), int(tokens.Add(1)))
 		if err != nil {
 			resp.Diagnostics.AddError("Engine layer: create and start failed", err.Error())
