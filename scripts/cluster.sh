@@ -437,8 +437,13 @@ stop() {
   for waiter in "$run"/runsc-waiters/*; do
     [ -f "$waiter" ] && kill "$(cat "$waiter")" 2>/dev/null || true
   done
-  # Mounts the kubelet and containerd left: pods' volumes and rootfs.
-  grep -E " ($data|$run)/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do
+  # Mounts the kubelet and containerd left: pods' volumes and rootfs. There
+  # may be none (the kubelet unmounts a deleted pod's volumes), and awk,
+  # unlike grep, does not fail when nothing matches, which under pipefail
+  # would end stop here, before the forward chain, the bridges and the
+  # kernel settings are restored.
+  awk -v data="$data/" -v run="$run/" 'index($2, data) == 1 || index($2, run) == 1 {print $2}' /proc/mounts |
+    sort -r | while read -r m; do
     umount -l "$m" 2>/dev/null || true
   done
   unforward_pod_network
@@ -451,6 +456,14 @@ stop() {
   done
   restore_sysctls
   rm -rf "$data" "$run"
+  # What a stop that returns 0 promises: nothing of the cluster is left.
+  local left=()
+  iptables -S "$forward_chain" >/dev/null 2>&1 && left+=("the iptables chain $forward_chain")
+  ip link show "$cni_bridge" >/dev/null 2>&1 && left+=("the bridge $cni_bridge")
+  ip link show "$none_bridge" >/dev/null 2>&1 && left+=("the bridge $none_bridge")
+  [ -e "$data" ] && left+=("$data")
+  [ -e "$run" ] && left+=("$run")
+  [ "${#left[@]}" -eq 0 ] || die "stop left behind: ${left[*]}"
   say "stopped"
 }
 

@@ -163,10 +163,13 @@ run_pass() {
   # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
   env $(scripts/engines.sh env "$engine") TF_ACC=1 SANDBOX_TEST_PASS="$p" "${cli[@]}" \
     go test "${pkgs[@]}" -count=1 -timeout "$timeout" || status=1
-  [ "$p" = faults ] && scripts/engines.sh stop scratch
+  if [ "$p" = faults ]; then scripts/engines.sh stop scratch || status=1; fi
   # The cluster's API server, etcd and kubelet would take the CPU the
-  # passes after it need.
-  [ "$p" = cluster ] && [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ] && scripts/cluster.sh stop
+  # passes after it need. A failed stop fails the pass, and the passes
+  # after it still run.
+  if [ "$p" = cluster ] && [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ]; then
+    scripts/cluster.sh stop || status=1
+  fi
   if [ "$status" = 0 ]; then
     echo "== $p: passed in $((SECONDS - start)) s"
   else
