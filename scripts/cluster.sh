@@ -456,13 +456,12 @@ stop() {
   done
   restore_sysctls
   rm -rf "$data" "$run"
-  # What a stop that returns 0 promises: nothing of the cluster is left.
+  # What a stop that returns 0 promises: nothing of the cluster is left
+  # (rm, under errexit, has answered for the directories).
   local left=()
   iptables -S "$forward_chain" >/dev/null 2>&1 && left+=("the iptables chain $forward_chain")
   ip link show "$cni_bridge" >/dev/null 2>&1 && left+=("the bridge $cni_bridge")
   ip link show "$none_bridge" >/dev/null 2>&1 && left+=("the bridge $none_bridge")
-  [ -e "$data" ] && left+=("$data")
-  [ -e "$run" ] && left+=("$run")
   [ "${#left[@]}" -eq 0 ] || die "stop left behind: ${left[*]}"
   say "stopped"
 }

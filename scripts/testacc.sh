@@ -66,14 +66,16 @@ docker run -d --name "$canary" --network none --label tfsandbox.canary=1 "$image
 before="$(canary_state)"
 echo "== canary on the machine's engine: $before"
 
-# The canary goes first: under errexit a failed stop below ends the trap
-# (and fails the run), and must not leave the canary behind as well.
+# Each stop runs whether or not the one before it failed, and a failure
+# fails the run.
 stop() {
+  local status=0
   docker rm -f "$canary" >/dev/null 2>&1 || true
   if [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ]; then
-    scripts/engines.sh stop
-    case " $passes " in *" cluster "*) scripts/cluster.sh stop ;; esac
+    scripts/engines.sh stop || status=1
+    case " $passes " in *" cluster "*) scripts/cluster.sh stop || status=1 ;; esac
   fi
+  return "$status"
 }
 trap stop EXIT
 
