@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/process"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
 )
@@ -35,7 +36,7 @@ func main() {
 	// Serve returns when terraform goes away, with creates it cancelled
 	// still removing what they made.
 	waitForEngineWork()
-	engine.CloseTunnels()
+	docker.CloseTunnels()
 	if err != nil {
 		log.Fatal(err.Error())
 	}
@@ -55,7 +56,7 @@ func exitWhenOrphaned(parent int, every time.Duration) {
 	}
 	log.Printf("[WARN] terraform (pid %d) is gone; exiting once engine calls under way have finished", parent)
 	waitForEngineWork()
-	engine.CloseTunnels()
+	docker.CloseTunnels()
 	os.Exit(1)
 }
 

@@ -27,7 +27,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 )
 
 func main() {
@@ -81,7 +81,7 @@ func main() {
 func connect(host, mode string) (*client.Client, error) {
 	switch mode {
 	case "tunnel":
-		c, err := engine.New(engine.Config{Host: host})
+		c, err := docker.New(docker.Config{Host: host})
 		if err != nil {
 			return nil, err
 		}

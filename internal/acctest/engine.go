@@ -10,11 +10,12 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 )
 
 var (
 	enginesOnce sync.Once
-	testEngine  *engine.Client
+	testEngine  *docker.Client
 	dockerAPI   *client.Client
 	enginesErr  error
 )
@@ -23,13 +24,13 @@ var (
 // the local socket) names. It contacts nothing.
 func connect() error {
 	enginesOnce.Do(func() {
-		if testEngine, enginesErr = engine.New(engine.Config{}); enginesErr != nil {
+		if testEngine, enginesErr = docker.New(docker.Config{}); enginesErr != nil {
 			return
 		}
 		dockerAPI = testEngine.DockerAPI()
 	})
 	if enginesErr != nil {
-		return fmt.Errorf("engine client for %s: %w", engine.ResolveHost(""), enginesErr)
+		return fmt.Errorf("engine client for %s: %w", docker.ResolveHost(""), enginesErr)
 	}
 	return nil
 }
@@ -44,7 +45,7 @@ func mustConnect(t *testing.T) {
 // Engine is the tests' own client of the engine the provider uses, through
 // the provider's engine package: to look at sandboxes and run commands in
 // them.
-func Engine(t *testing.T) *engine.Client {
+func Engine(t *testing.T) *docker.Client {
 	t.Helper()
 	mustConnect(t)
 	return testEngine

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 )
 
 // Besides the engine under test (DOCKER_HOST), the tests reach stock
@@ -59,9 +59,9 @@ func (e TLSEngine) PEM(t *testing.T, file string) string {
 }
 
 // Engine is the tests' own client of the TLS engine.
-func (e TLSEngine) Engine(t *testing.T) *engine.Client {
+func (e TLSEngine) Engine(t *testing.T) *docker.Client {
 	t.Helper()
-	c, err := engine.New(engine.Config{Host: e.Host, CertPath: e.CertPath})
+	c, err := docker.New(docker.Config{Host: e.Host, CertPath: e.CertPath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func (e TLSEngine) Name(t *testing.T) string {
 
 // removeNamedWhenDone removes the containers named name* on the engine c
 // reaches when the test ends.
-func removeNamedWhenDone(t *testing.T, c *engine.Client, name string) {
+func removeNamedWhenDone(t *testing.T, c *docker.Client, name string) {
 	api := c.DockerAPI()
 	t.Cleanup(func() {
 		if err := removeNamed(context.Background(), api, name, false); err != nil {
@@ -91,7 +91,7 @@ func removeNamedWhenDone(t *testing.T, c *engine.Client, name string) {
 
 // ExpectNoneOn fails the test when a container named prefix* exists on the
 // engine c reaches.
-func ExpectNoneOn(t *testing.T, c *engine.Client, prefix, what string) {
+func ExpectNoneOn(t *testing.T, c *docker.Client, prefix, what string) {
 	t.Helper()
 	list, err := listNamed(context.Background(), c.DockerAPI(), prefix)
 	if err != nil {
@@ -152,9 +152,9 @@ func (s SSHHost) KnownHostsLine(t *testing.T, publicKey string) string {
 }
 
 // Engine is the tests' own client of the SSH host's engine.
-func (s SSHHost) Engine(t *testing.T) *engine.Client {
+func (s SSHHost) Engine(t *testing.T) *docker.Client {
 	t.Helper()
-	c, err := engine.New(engine.Config{Host: s.Host, SSHOpts: s.sshOpts("")})
+	c, err := docker.New(docker.Config{Host: s.Host, SSHOpts: s.sshOpts("")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func (s SSHHost) Engine(t *testing.T) *engine.Client {
 // Docker socket when the TLS engine is the one under test. It returns the
 // provider arguments that reach it and the tests' client of it; containers
 // named name* on it are removed when the test ends.
-func OtherEngine(t *testing.T, name string) (providerArgs string, c *engine.Client) {
+func OtherEngine(t *testing.T, name string) (providerArgs string, c *docker.Client) {
 	t.Helper()
 	tlsEngine := TLS(t)
 	if Engine(t).Endpoint() != tlsEngine.Host {
@@ -177,7 +177,7 @@ func OtherEngine(t *testing.T, name string) (providerArgs string, c *engine.Clie
 		const local = "unix:///var/run/docker.sock"
 		providerArgs = fmt.Sprintf("  host = %q\n", local)
 		var err error
-		if c, err = engine.New(engine.Config{Host: local}); err != nil {
+		if c, err = docker.New(docker.Config{Host: local}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,10 +189,10 @@ func OtherEngine(t *testing.T, name string) (providerArgs string, c *engine.Clie
 // for the tests of a Docker engine and a Podman one in one configuration:
 // its address, and the tests' client of it. Containers named name* on it
 // are removed when the test ends.
-func Podman(t *testing.T, name string) (host string, c *engine.Client) {
+func Podman(t *testing.T, name string) (host string, c *docker.Client) {
 	t.Helper()
 	host = requireEnv(t, envPodmanHost)
-	c, err := engine.New(engine.Config{Host: host})
+	c, err := docker.New(docker.Config{Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,10 @@
+// Package engine is the seam between the resources and the backends that
+// run their sandboxes: the interface every backend implements (Engine), the
+// smaller interfaces of what only some backends can do, and the types the
+// resources see. It talks to no engine: the Docker engine and Podman are
+// package docker, a Kubernetes cluster package kube, and neither imports
+// the other; the provider picks one and the resources know only this
+// package.
 package engine
 
 import (
@@ -95,11 +102,6 @@ type HandCommands interface {
 	// RemoveVolume removes a volume, and its data, by name.
 	RemoveVolume(name string) string
 }
-
-var (
-	_ Engine = (*Client)(nil)
-	_ error  = (*UnsupportedError)(nil)
-)
 
 // UnsupportedError is an operation a backend does not have. The plan
 // refuses what needs it, so apply meets it only through a bug.

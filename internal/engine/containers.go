@@ -1,13 +1,9 @@
 package engine
 
 import (
-	"context"
-	"regexp"
 	"strings"
-	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
 )
 
 // Container is the engine's data about a container; ContainerConfig is its
@@ -77,86 +73,6 @@ type Ulimit struct {
 	Hard int64  `json:"hard"`
 }
 
-// CreateContainer creates (but does not start) a container and returns its ID.
-func (c *Client) CreateContainer(ctx context.Context, spec ContainerSpec) (string, error) {
-	spec, err := c.forRuntime(ctx, spec)
-	if err != nil {
-		return "", err
-	}
-	cfg := &container.Config{
-		Image:        spec.Image,
-		Entrypoint:   spec.Entrypoint,
-		Cmd:          spec.Command,
-		Env:          spec.Env,
-		Labels:       spec.Labels,
-		WorkingDir:   spec.WorkingDir,
-		User:         spec.User,
-		ExposedPorts: exposedPorts(spec.Ports),
-	}
-	var id string
-	makeCtx, cancel := uncancelled(ctx)
-	defer cancel()
-	err = c.within(makeCtx, "the request to create a container", SlowCallTimeout, func(ctx context.Context) error {
-		resp, err := c.api.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, spec.Name)
-		id = resp.ID
-		return err
-	})
-	if err != nil && spec.Name != "" && !IsConflict(err) && !IsNotFound(err) && !IsUnanswered(err) &&
-		c.nameTakenByAnother(ctx, spec) {
-		// Podman answers a name in use with a server error, not a conflict.
-		err = nameInUse{err}
-	}
-	return id, err
-}
-
-// nameTakenByAnother reports whether a container other than the one this
-// create would have made (its token label says which) has spec's name.
-func (c *Client) nameTakenByAnother(ctx context.Context, spec ContainerSpec) bool {
-	other, err := c.InspectContainer(ctx, spec.Name)
-	return err == nil && (other.Config == nil || other.Config.Labels[LabelCreateToken] != spec.Labels[LabelCreateToken])
-}
-
-// nameInUse classifies an engine's refusal as a conflict.
-type nameInUse struct{ error }
-
-func (nameInUse) Conflict() {}
-
-func (e nameInUse) Unwrap() error { return e.error }
-
-// hostConfig is the part of spec the engine applies on the host: network,
-// privileges, mounts and limits.
-func hostConfig(spec ContainerSpec) *container.HostConfig {
-	h := &container.HostConfig{
-		NetworkMode:    container.NetworkMode(spec.NetworkMode),
-		Init:           &spec.Init,
-		CapAdd:         spec.CapAdd,
-		CapDrop:        spec.CapDrop,
-		SecurityOpt:    spec.SecurityOpt,
-		ReadonlyRootfs: spec.ReadOnly,
-		Tmpfs:          spec.Tmpfs,
-		Runtime:        spec.Runtime,
-		ShmSize:        spec.ShmSize,
-		Resources:      resources(spec.Limits),
-		PortBindings:   portBindings(spec.Ports),
-		RestartPolicy:  container.RestartPolicy{Name: container.RestartPolicyMode(spec.Restart)},
-	}
-	for _, m := range spec.Mounts {
-		addMount(h, m)
-	}
-	for _, u := range spec.Ulimits {
-		h.Ulimits = append(h.Ulimits, &container.Ulimit{Name: u.Name, Soft: u.Soft, Hard: u.Hard})
-	}
-	return h
-}
-
-func resources(l Limits) container.Resources {
-	r := container.Resources{Memory: l.Memory, MemorySwap: l.MemorySwap, NanoCPUs: l.NanoCPUs}
-	if l.PidsLimit != 0 {
-		r.PidsLimit = &l.PidsLimit
-	}
-	return r
-}
-
 // ObservedLimits are the limits the engine shows in a container's host
 // configuration.
 func ObservedLimits(h *HostConfig) Limits {
@@ -177,118 +93,6 @@ func ObservedUlimits(h *HostConfig) []Ulimit {
 		}
 	}
 	return out
-}
-
-// UpdateLimits changes the resource limits of a container, running or not.
-// The engine cannot lift a memory or CPU limit this way (zero means "leave
-// as is" to it), so callers replace the container for that.
-func (c *Client) UpdateLimits(ctx context.Context, id string, l Limits) error {
-	return c.within(ctx, "the request to update a container's limits", QuickCallTimeout, func(ctx context.Context) error {
-		_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: resources(l)})
-		return err
-	})
-}
-
-// ContainersCreatedWith returns the IDs of the containers, running or not,
-// that the provider created with the create token (those that inherited
-// it from an image they were run from are not: provenance.go).
-func (c *Client) ContainersCreatedWith(ctx context.Context, token string) ([]string, error) {
-	var ids []string
-	err := c.within(ctx, "the request to list containers", QuickCallTimeout, func(ctx context.Context) error {
-		list, err := c.api.ContainerList(ctx, container.ListOptions{
-			All: true, Filters: filters.NewArgs(filters.Arg("label", LabelCreateToken+"="+token)),
-		})
-		if err != nil {
-			return err
-		}
-		if list, err = c.createdByProvider(ctx, list); err != nil {
-			return err
-		}
-		for _, s := range list {
-			ids = append(ids, s.ID)
-		}
-		return nil
-	})
-	return ids, err
-}
-
-// InspectContainer returns the engine's data for a container, by ID or name.
-func (c *Client) InspectContainer(ctx context.Context, idOrName string) (Container, error) {
-	var info Container
-	err := c.within(ctx, "the request to inspect a container", QuickCallTimeout, func(ctx context.Context) error {
-		var err error
-		info, err = c.api.ContainerInspect(ctx, idOrName)
-		return err
-	})
-	if err == nil {
-		normalize(c.Kind(ctx), &info)
-		readGVisorPids(&info)
-	}
-	return info, err
-}
-
-// StartContainer starts a created or stopped container.
-func (c *Client) StartContainer(ctx context.Context, id string) error {
-	return c.within(ctx, "the request to start a container", SlowCallTimeout, func(ctx context.Context) error {
-		return c.api.ContainerStart(ctx, id, container.StartOptions{})
-	})
-}
-
-// UnpauseContainer resumes a paused container.
-func (c *Client) UnpauseContainer(ctx context.Context, id string) error {
-	return c.within(ctx, "the request to unpause a container", QuickCallTimeout, func(ctx context.Context) error {
-		return c.api.ContainerUnpause(ctx, id)
-	})
-}
-
-// StopContainer sends the container's stop signal, waits up to graceSeconds
-// for it to exit, then kills it. A container that is gone counts as stopped.
-func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int) error {
-	limit := time.Duration(graceSeconds)*time.Second + stopMargin
-	err := c.within(ctx, "the request to stop a container", limit, func(ctx context.Context) error {
-		return c.api.ContainerStop(ctx, id, container.StopOptions{Timeout: &graceSeconds})
-	})
-	if err != nil && !IsNotFound(err) {
-		return err
-	}
-	return nil
-}
-
-// RemoveContainer force-removes a container and its anonymous volumes. A
-// container that is already gone counts as removed.
-func (c *Client) RemoveContainer(ctx context.Context, id string) error {
-	var err error
-	for attempt := range removeAttempts {
-		err = c.within(ctx, "the request to remove a container", SlowCallTimeout, func(ctx context.Context) error {
-			return c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-		})
-		// Podman's forced removal of a container its restart policy is
-		// restarting in a loop fails now and then, as a conflict or an
-		// internal error ("container state improper"): the state moved
-		// under it. Ask again.
-		if !stateMovedUnder(err) || attempt == removeAttempts-1 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(300 * time.Millisecond):
-		}
-	}
-	if err != nil && !IsNotFound(err) {
-		return err
-	}
-	return nil
-}
-
-// removeAttempts bounds how many times RemoveContainer asks.
-const removeAttempts = 5
-
-// RenameContainer gives a container a new name.
-func (c *Client) RenameContainer(ctx context.Context, id, name string) error {
-	return c.within(ctx, "the request to rename a container", QuickCallTimeout, func(ctx context.Context) error {
-		return c.api.ContainerRename(ctx, id, name)
-	})
 }
 
 // IsRunning reports whether the engine shows the container running and not
@@ -312,58 +116,4 @@ func ObservedRestart(h *HostConfig) string {
 		return string(container.RestartPolicyDisabled)
 	}
 	return string(h.RestartPolicy.Name)
-}
-
-// UpdateRestartPolicy changes a container's restart policy in place.
-func (c *Client) UpdateRestartPolicy(ctx context.Context, id, policy string) error {
-	return c.within(ctx, "the request to update a container's restart policy", QuickCallTimeout, func(ctx context.Context) error {
-		_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{
-			RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyMode(policy)},
-		})
-		return err
-	})
-}
-
-// ManagedContainers returns the IDs of the containers, running or not,
-// that this provider created (provenance.go) and that carry
-// every label in labels, in one list call filtered by the engine. With
-// namePrefix, only those whose name starts with it.
-func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error) {
-	args := filters.NewArgs(filters.Arg("label", LabelManagedBy+"="+ManagedByValue))
-	for k, v := range labels {
-		args.Add("label", k+"="+v)
-	}
-	if namePrefix != "" {
-		// Docker matches the name with its leading slash, Podman without.
-		args.Add("name", "^/?"+regexp.QuoteMeta(namePrefix))
-	}
-	var ids []string
-	err := c.within(ctx, "the request to list containers", QuickCallTimeout, func(ctx context.Context) error {
-		list, err := c.api.ContainerList(ctx, container.ListOptions{All: true, Filters: args})
-		if err != nil {
-			return err
-		}
-		if list, err = c.createdByProvider(ctx, list); err != nil {
-			return err
-		}
-		for _, s := range list {
-			// A volume's seeding helper (seed.go) is no sandbox.
-			if hasPrefixName(s.Names, namePrefix) && s.Labels[LabelResourceType] != seedHelperType {
-				ids = append(ids, s.ID)
-			}
-		}
-		return nil
-	})
-	return ids, err
-}
-
-// hasPrefixName reports whether one of a container's names starts with
-// prefix.
-func hasPrefixName(names []string, prefix string) bool {
-	for _, n := range names {
-		if strings.HasPrefix(strings.TrimPrefix(n, "/"), prefix) {
-			return true
-		}
-	}
-	return false
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -18,8 +17,6 @@ const (
 	// SlowCallTimeout bounds calls that do real work: create, start, remove,
 	// copying files. A runtime such as gVisor can take seconds to start.
 	SlowCallTimeout = 2 * time.Minute
-	// stopMargin is added to a stop's grace period.
-	stopMargin = 30 * time.Second
 )
 
 // inFlight counts the engine calls under way in this process, and held
@@ -96,51 +93,4 @@ func (e *UnansweredError) Error() string {
 func IsUnanswered(err error) bool {
 	var u *UnansweredError
 	return errors.As(err, &u)
-}
-
-// health remembers an unanswered call for as long as a call may take, so
-// that the calls after it fail at once instead of each waiting out its own
-// deadline: a frozen engine fails a plan of many sandboxes within one
-// deadline, not one per sandbox.
-type health struct {
-	mu          sync.Mutex
-	unanswered  *UnansweredError
-	failingTill time.Time
-}
-
-func (h *health) check() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.unanswered == nil || time.Now().After(h.failingTill) {
-		return nil
-	}
-	earlier := *h.unanswered
-	earlier.Earlier = true
-	return &earlier
-}
-
-func (h *health) record(err *UnansweredError) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.unanswered, h.failingTill = err, time.Now().Add(err.After)
-}
-
-// within runs call with its deadline. A call the engine does not answer in
-// time returns an *UnansweredError naming the endpoint, unless the caller's
-// own context ended first: then the caller's error stands.
-func (c *Client) within(ctx context.Context, call string, limit time.Duration, f func(context.Context) error) error {
-	if err := c.health.check(); err != nil {
-		return err
-	}
-	inFlight.Add(1)
-	defer inFlight.Add(-1)
-	callCtx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	err := f(callCtx)
-	if err != nil && ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
-		unanswered := &UnansweredError{Endpoint: c.endpoint, Call: call, After: limit}
-		c.health.record(unanswered)
-		return unanswered
-	}
-	return err
 }

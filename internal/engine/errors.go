@@ -13,13 +13,6 @@ func IsNotFound(err error) bool { return cerrdefs.IsNotFound(err) }
 // one (for example a container name already in use).
 func IsConflict(err error) bool { return cerrdefs.IsConflict(err) }
 
-// stateMovedUnder reports whether err is the engine refusing an operation
-// because the container's state changed while it acted (a conflict, or
-// Podman's internal "container state improper"): asking again may work.
-func stateMovedUnder(err error) bool {
-	return err != nil && !IsNotFound(err) && (IsConflict(err) || cerrdefs.IsInternal(err))
-}
-
 // maxBrief bounds Brief's text.
 const maxBrief = 400
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	cerrdefs "github.com/containerd/errdefs"
 )
 
 func TestBoundedBufferKeepsTheHeadAndTheTail(t *testing.T) {
@@ -64,21 +62,5 @@ func TestExecInterruptedErrorSaysWhatMayStillRun(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestStateMovedUnder(t *testing.T) {
-	cases := map[error]bool{
-		nil:                              false,
-		cerrdefs.ErrNotFound:             false,
-		cerrdefs.ErrConflict:             true,
-		cerrdefs.ErrInternal:             true,
-		cerrdefs.ErrPermissionDenied:     false,
-		errors.New("connection refused"): false,
-	}
-	for err, want := range cases {
-		if got := stateMovedUnder(err); got != want {
-			t.Errorf("stateMovedUnder(%v) = %v, want %v", err, got, want)
-		}
 	}
 }

@@ -1,50 +1,8 @@
 package engine
 
 import (
-	"slices"
 	"testing"
-
-	"github.com/docker/docker/api/types/image"
 )
-
-// An image the provider built ends with its build's labels, the build
-// token among them, whichever builder wrote them; a child image or a
-// commit ends with entries of its own.
-func TestNewestEntrySets(t *testing.T) {
-	const token = "0123abcd"
-	entries := func(by ...string) []image.HistoryResponseItem {
-		var h []image.HistoryResponseItem
-		for _, b := range by {
-			h = append(h, image.HistoryResponseItem{CreatedBy: b})
-		}
-		return h
-	}
-	tests := map[string]struct {
-		history []image.HistoryResponseItem
-		want    bool
-	}{
-		"Docker's classic builder, one entry a label": {entries(
-			"/bin/sh -c #(nop)  LABEL tfsandbox.resource-type=sandbox_container",
-			"/bin/sh -c #(nop)  LABEL tfsandbox.build-token="+token,
-			"/bin/sh -c #(nop) COPY dir:abc in / "), true},
-		"Podman, one entry for all": {entries(
-			`/bin/sh -c #(nop) LABEL "tfsandbox.build-token"="`+token+`" "tfsandbox.managed-by"="terraform-provider-sandbox"`,
-			"/bin/sh -c echo hi"), true},
-		"a child built FROM it": {entries("/bin/sh -c echo more",
-			"/bin/sh -c #(nop)  LABEL tfsandbox.build-token="+token), false},
-		"a docker commit of a sandbox": {entries("tail -f /dev/null",
-			"/bin/sh -c #(nop)  LABEL tfsandbox.build-token="+token), false},
-		"another build's token": {entries("/bin/sh -c #(nop)  LABEL tfsandbox.build-token=ffff"), false},
-		"no history":            {nil, false},
-	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := newestEntrySets(tt.history, token); got != tt.want {
-				t.Errorf("newestEntrySets = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestCreatedByProvider(t *testing.T) {
 	own := map[string]string{LabelManagedBy: ManagedByValue, LabelCreateToken: "t1"}
@@ -56,40 +14,5 @@ func TestCreatedByProvider(t *testing.T) {
 	}
 	if CreatedByProvider(map[string]string{LabelManagedBy: ManagedByValue}, nil) {
 		t.Error("a container without a create token is the provider's")
-	}
-}
-
-// A build that does not finish leaves the images it made for its steps,
-// and only those, to be removed: not the base image, nor cached steps.
-func TestBuildOutputKnowsWhichImagesTheBuildMade(t *testing.T) {
-	transcripts := map[string]struct {
-		lines []string
-		want  []string
-	}{
-		"Docker's classic builder": {[]string{
-			"Step 1/5 : FROM tfsandbox/busybox:latest", " ---> b92472e90b23",
-			"Step 2/5 : COPY a.txt /a.txt", " ---> Using cache", " ---> 0aedde1755b7",
-			"Step 3/5 : COPY b.txt /b.txt", " ---> 59137ba20659",
-			"Step 4/5 : RUN echo ran", " ---> Running in 5627b55e2c82", "ran",
-			"Removing intermediate container 5627b55e2c82", " ---> b48ef802553c",
-			"Step 5/5 : RUN exit 1", " ---> Running in 1c5b99d6e6b8",
-		}, []string{"59137ba20659", "b48ef802553c"}},
-		"Podman": {[]string{
-			"STEP 1/4: FROM tfsandbox/busybox:latest",
-			"STEP 2/4: COPY a.txt /a.txt", "--> Using cache 3397c817748f0123", "--> 3397c817748",
-			"STEP 3/4: RUN echo ran", "ran", "--> 9019334620a",
-			"STEP 4/4: RUN exit 1",
-		}, []string{"9019334620a"}},
-	}
-	for name, tr := range transcripts {
-		t.Run(name, func(t *testing.T) {
-			o := buildOutput{logf: func(string) {}}
-			for _, l := range tr.lines {
-				o.line(l)
-			}
-			if !slices.Equal(o.made, tr.want) {
-				t.Errorf("made %v, want %v", o.made, tr.want)
-			}
-		})
 	}
 }

@@ -1,28 +1,13 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
-
-	cerrdefs "github.com/containerd/errdefs"
 )
 
-// A volume's size bound, per engine. The local driver bounds a disk volume
-// with a project quota (Docker's size option, Podman's o=size), which only
-// a data root on XFS mounted with pquota has; elsewhere the engine refuses
-// the create. A memory volume is a tmpfs that the engine mounts while a
-// container using it runs: Docker takes its size in bytes; Podman 4 reads
-// size in o= as a quota even for a tmpfs, so it is given in pages
-// (nr_blocks), whose size the provider knows only on x86_64 (4 KiB).
-
-// memoryVolumeMode is a memory volume's root directory mode, as a disk
-// volume's root: its owner writes, others read.
-const memoryVolumeMode = "0755"
-
-// x86PageSize is the page size of every x86_64 kernel.
-const x86PageSize = 4096
+// X86PageSize is the page size of every x86_64 kernel.
+const X86PageSize = 4096
 
 // VolumeSizeRefusedError is a disk volume's size bound that the engine
 // refused, most likely because its filesystem has no project quotas.
@@ -34,13 +19,6 @@ func (e *VolumeSizeRefusedError) Error() string {
 
 func (e *VolumeSizeRefusedError) Unwrap() error { return e.Err }
 
-// engineRefused reports whether err is the engine's answer refusing a
-// request as invalid or failing it (Docker answers 400 to a quota it
-// cannot set, Podman 500), not a request left unanswered.
-func engineRefused(err error) bool {
-	return cerrdefs.IsInvalidArgument(err) || cerrdefs.IsInternal(err) || cerrdefs.IsNotImplemented(err)
-}
-
 // MemoryVolumeUnsupportedError is a memory volume that the engine cannot
 // bound: Podman on a host whose page size the provider does not know.
 type MemoryVolumeUnsupportedError struct{ Arch string }
@@ -48,44 +26,6 @@ type MemoryVolumeUnsupportedError struct{ Arch string }
 func (e *MemoryVolumeUnsupportedError) Error() string {
 	return fmt.Sprintf("Podman takes a memory volume's size only in memory pages, and the provider knows their "+
 		"size only on x86_64 hosts, not on this %s host", e.Arch)
-}
-
-// volumeOptions are the local driver's options for spec's bound.
-func (c *Client) volumeOptions(ctx context.Context, spec VolumeSpec) (map[string]string, error) {
-	podman := c.Kind(ctx) == Podman
-	var arch string
-	if podman && spec.InMemory && spec.Size > 0 {
-		f, err := c.Facts(ctx)
-		if err != nil {
-			return nil, err
-		}
-		arch = f.Arch
-	}
-	return boundOptions(spec, podman, arch)
-}
-
-// boundOptions are the local driver's options for spec's bound, on Podman
-// or Docker, on a host of the architecture arch (read only for a memory
-// volume on Podman).
-func boundOptions(spec VolumeSpec, podman bool, arch string) (map[string]string, error) {
-	switch {
-	case spec.Size <= 0:
-		return nil, nil
-	case !spec.InMemory && podman:
-		return map[string]string{"o": "size=" + strconv.FormatInt(spec.Size, 10)}, nil
-	case !spec.InMemory:
-		return map[string]string{"size": strconv.FormatInt(spec.Size, 10)}, nil
-	}
-	size := "size=" + strconv.FormatInt(spec.Size, 10)
-	if podman {
-		if arch != "x86_64" && arch != "amd64" {
-			return nil, &MemoryVolumeUnsupportedError{Arch: arch}
-		}
-		size = "nr_blocks=" + strconv.FormatInt((spec.Size+x86PageSize-1)/x86PageSize, 10)
-	}
-	o := []string{size, "uid=" + strconv.Itoa(spec.Owner.UID), "gid=" + strconv.Itoa(spec.Owner.GID),
-		"mode=" + memoryVolumeMode}
-	return map[string]string{"type": "tmpfs", "device": "tmpfs", "o": strings.Join(o, ",")}, nil
 }
 
 // VolumeBound is what a volume's options say bounds it: its size in bytes
@@ -103,7 +43,7 @@ func VolumeBound(v Volume) (size int64, inMemory bool) {
 		case key == "size":
 			size = n
 		case key == "nr_blocks":
-			size = n * x86PageSize
+			size = n * X86PageSize
 		}
 	}
 	return size, inMemory

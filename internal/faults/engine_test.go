@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
@@ -32,7 +32,7 @@ func requireFaults(t *testing.T) {
 		t.Skip("kills its engine: run with `make faults` (SANDBOX_FAULTS=1), on the throwaway engine")
 	}
 	pidfile := os.Getenv(envPidfile)
-	host := engine.ResolveHost("")
+	host := docker.ResolveHost("")
 	if pidfile == "" || pidfile == machinePidfile || host == machineSocket {
 		t.Fatalf("%s=%q and DOCKER_HOST=%q: the fault tests run only on a throwaway engine, never on the "+
 			"machine's (its containers would stop). Run them with `make faults`.", envPidfile, pidfile, host)

@@ -23,7 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
@@ -52,7 +52,7 @@ resource "sandbox_container" "test" {
 
 // isolatedOn checks, on the given engine, that the sandbox in state exists
 // there and is isolated.
-func isolatedOn(c *engine.Client) resource.TestCheckFunc {
+func isolatedOn(c *docker.Client) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		rs, ok := s.RootModule().Resources["sandbox_container.test"]
 		if !ok {

@@ -21,7 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containerresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containersdatasource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/execresource"
@@ -186,7 +186,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	client, err := engine.New(engineCfg)
+	client, err := docker.New(engineCfg)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid engine connection settings", err.Error())
 		return
@@ -214,8 +214,8 @@ func (m providerModel) settings() map[string]attr.Value {
 
 // engineConfig turns the provider block into the engine client's
 // configuration.
-func (m providerModel) engineConfig(ctx context.Context) (engine.Config, diag.Diagnostics) {
-	cfg := engine.Config{
+func (m providerModel) engineConfig(ctx context.Context) (docker.Config, diag.Diagnostics) {
+	cfg := docker.Config{
 		Host:     m.Host.ValueString(),
 		CertPath: m.CertPath.ValueString(),
 		CAPEM:    m.CAPEM.ValueString(),
@@ -228,8 +228,8 @@ func (m providerModel) engineConfig(ctx context.Context) (engine.Config, diag.Di
 }
 
 func unreachableDetail(endpoint string, err error) string {
-	var conn *engine.ConnectionError
-	if engine.IsSSH(err) || (errors.As(err, &conn) && conn.Advice != "") {
+	var conn *docker.ConnectionError
+	if docker.IsSSH(err) || (errors.As(err, &conn) && conn.Advice != "") {
 		// The connection said what failed and what to do.
 		return fmt.Sprintf("The provider could not reach the Docker engine at %s:\n\n%v", endpoint, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
@@ -47,7 +48,7 @@ resource "sandbox_container" "remote" {
 	tf := acctest.NewCLI(t, config)
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 
-	on := func(c *engine.Client, address string) string {
+	on := func(c *docker.Client, address string) string {
 		t.Helper()
 		id := tf.StateIDs()[address]
 		got, err := c.InspectContainer(context.Background(), id)

@@ -1,4 +1,4 @@
-package engine
+package docker
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // Podman's API answers a read of its images with an internal error when
@@ -26,7 +28,7 @@ var rereadPause = 250 * time.Millisecond
 // with an internal error is asked again, up to rereads times in all, each
 // with its own deadline, while ctx lasts.
 func (c *Client) reread(ctx context.Context, call string, f func(context.Context) error) error {
-	err := c.within(ctx, call, QuickCallTimeout, f)
+	err := c.within(ctx, call, engine.QuickCallTimeout, f)
 	pause := rereadPause
 	for attempt := 1; attempt < rereads && cerrdefs.IsInternal(err); attempt++ {
 		select {
@@ -35,7 +37,7 @@ func (c *Client) reread(ctx context.Context, call string, f func(context.Context
 		case <-time.After(pause):
 		}
 		pause *= 2
-		err = c.within(ctx, call, QuickCallTimeout, f)
+		err = c.within(ctx, call, engine.QuickCallTimeout, f)
 	}
 	return err
 }

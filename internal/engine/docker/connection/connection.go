@@ -3,8 +3,8 @@
 // argument, a docker CLI context, the Docker environment variables), the
 // verified TLS of a tcp:// host, the one SSH tunnel of an ssh:// host, the
 // bounds on dialling and handshakes, and what a failed connection says
-// about its cause. Package engine builds its API client on an Endpoint and
-// holds every operation.
+// about its cause. The Docker backend (package docker) builds its API
+// client on an Endpoint and holds every operation.
 package connection
 
 import (

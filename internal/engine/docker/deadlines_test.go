@@ -1,4 +1,4 @@
-package engine
+package docker
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // hang is an engine call that never answers.
@@ -20,7 +22,7 @@ func TestUnansweredCallNamesEndpointAndFailsLaterCallsAtOnce(t *testing.T) {
 	ctx := context.Background()
 
 	err := c.within(ctx, "the request to inspect a container", 50*time.Millisecond, hang)
-	var unanswered *UnansweredError
+	var unanswered *engine.UnansweredError
 	if !errors.As(err, &unanswered) || unanswered.Earlier {
 		t.Fatalf("err = %v, want an UnansweredError for this call", err)
 	}
@@ -36,7 +38,7 @@ func TestUnansweredCallNamesEndpointAndFailsLaterCallsAtOnce(t *testing.T) {
 		sent = true
 		return nil
 	})
-	if !IsUnanswered(err) || sent || time.Since(start) > time.Second {
+	if !engine.IsUnanswered(err) || sent || time.Since(start) > time.Second {
 		t.Fatalf("a call right after an unanswered one: err %v, sent %v after %s; want it refused at once", err, sent, time.Since(start))
 	}
 
@@ -52,7 +54,7 @@ func TestCallerCancellationIsNotAnUnansweredEngine(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	err := c.within(ctx, "the request to create a container", time.Hour, hang)
-	if IsUnanswered(err) || !errors.Is(err, context.DeadlineExceeded) {
+	if engine.IsUnanswered(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the caller's own deadline", err)
 	}
 	if err := c.health.check(); err != nil {

@@ -1,4 +1,4 @@
-package engine
+package docker
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // fakeImageEngine answers the first `faults` image inspects with status,
@@ -51,7 +53,7 @@ func TestImageReadsAreAskedAgainAfterAnInternalError(t *testing.T) {
 	}
 
 	c, asked = fakeImageEngine(t, 1, http.StatusNotFound)
-	if _, err := c.InspectImage(context.Background(), "agent"); !IsNotFound(err) || asked.Load() != 1 {
+	if _, err := c.InspectImage(context.Background(), "agent"); !engine.IsNotFound(err) || asked.Load() != 1 {
 		t.Fatalf("a missing image was read %d times (%v), want once and not found", asked.Load(), err)
 	}
 

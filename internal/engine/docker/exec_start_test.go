@@ -1,4 +1,4 @@
-package engine
+package docker
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // fakeExecEngine answers exec creates with exec IDs e1, e2, ...; drops the
@@ -71,12 +73,12 @@ func TestStartExecOnceRetriesOnlyWhatNeverStarted(t *testing.T) {
 	att.Close()
 
 	c, starts = fakeExecEngine(t, 1, 7)
-	if _, _, err := c.startExecOnce(context.Background(), "sandbox", opts); !DroppedAnswer(err) || starts.Load() != 1 {
+	if _, _, err := c.startExecOnce(context.Background(), "sandbox", opts); !engine.DroppedAnswer(err) || starts.Load() != 1 {
 		t.Fatalf("a dropped start that may have run was started %d times (%v), want once and its error", starts.Load(), err)
 	}
 
 	c, starts = fakeExecEngine(t, 5, 0)
-	if _, _, err := c.startExecOnce(context.Background(), "sandbox", opts); !DroppedAnswer(err) || starts.Load() != 3 {
+	if _, _, err := c.startExecOnce(context.Background(), "sandbox", opts); !engine.DroppedAnswer(err) || starts.Load() != 3 {
 		t.Fatalf("an engine that always drops: %d starts (%v), want 3 and its error", starts.Load(), err)
 	}
 }

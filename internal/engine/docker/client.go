@@ -1,9 +1,11 @@
-// Package engine is the only package that talks to the Docker Engine API.
-// It holds one API client per provider instance and every operation, and
-// returns the engine's own errors, classified by errdefs and wrapped with
-// what was being done. How the client reaches the engine (endpoints,
-// docker CLI contexts, TLS, the SSH tunnel) is package connection.
-package engine
+// Package docker is the backend for the Docker engine and for Podman
+// through its Docker-compatible API: the only package that talks to the
+// Docker Engine API. It holds one API client per provider instance and
+// every operation, and returns the engine's own errors, classified by
+// errdefs and wrapped with what was being done. How the client reaches the
+// engine (endpoints, docker CLI contexts, TLS, the SSH tunnel) is package
+// connection.
+package docker
 
 import (
 	"context"
@@ -14,7 +16,8 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/connection"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker/connection"
 )
 
 // Config says which engine to reach and how (package connection).
@@ -51,10 +54,10 @@ type Client struct {
 
 	kindMu    sync.Mutex
 	kindKnown bool
-	kind      Kind
+	kind      engine.Kind
 
 	factsMu sync.Mutex
-	facts   *Facts
+	facts   *engine.Facts
 }
 
 // New builds a client for the engine cfg names. It negotiates the API
@@ -89,7 +92,7 @@ func (c *Client) Endpoint() string { return c.endpoint }
 func (c *Client) Where() string { return "the Docker engine at " + c.endpoint }
 
 // ByHand gives the docker CLI's commands for the engine.
-func (c *Client) ByHand() HandCommands { return dockerCLI(c.endpoint) }
+func (c *Client) ByHand() engine.HandCommands { return dockerCLI(c.endpoint) }
 
 // dockerCLI gives the docker CLI's commands for the engine at an endpoint.
 type dockerCLI string
@@ -132,7 +135,7 @@ func (c *Client) Close() error { return c.api.Close() }
 
 // Ping checks that the engine answers and negotiates the API version.
 func (c *Client) Ping(ctx context.Context) error {
-	err := c.within(ctx, "a ping", QuickCallTimeout, func(ctx context.Context) error {
+	err := c.within(ctx, "a ping", engine.QuickCallTimeout, func(ctx context.Context) error {
 		_, err := c.api.Ping(ctx)
 		return err
 	})

@@ -1,10 +1,11 @@
-package engine
+package docker
 
 import (
 	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/localdir"
 )
 
@@ -13,31 +14,31 @@ import (
 func TestVolumeBoundReadsWhatTheCreateWrote(t *testing.T) {
 	const size = 3 << 20
 	for _, tc := range []struct {
-		spec     VolumeSpec
+		spec     engine.VolumeSpec
 		podman   bool
 		arch     string
 		want     string
 		wantSize int64
 	}{
-		{VolumeSpec{}, false, "", "map[]", 0},
-		{VolumeSpec{Size: size}, false, "", "map[size:3145728]", size},
-		{VolumeSpec{Size: size}, true, "", "map[o:size=3145728]", size},
-		{VolumeSpec{Size: size, InMemory: true, Owner: localdir.Owner{UID: 65534, GID: 65534}}, false, "", "map[device:tmpfs " +
+		{engine.VolumeSpec{}, false, "", "map[]", 0},
+		{engine.VolumeSpec{Size: size}, false, "", "map[size:3145728]", size},
+		{engine.VolumeSpec{Size: size}, true, "", "map[o:size=3145728]", size},
+		{engine.VolumeSpec{Size: size, InMemory: true, Owner: localdir.Owner{UID: 65534, GID: 65534}}, false, "", "map[device:tmpfs " +
 			"o:size=3145728,uid=65534,gid=65534,mode=0755 type:tmpfs]", size},
-		{VolumeSpec{Size: size + 1, InMemory: true}, true, "x86_64", "map[device:tmpfs " +
-			"o:nr_blocks=769,uid=0,gid=0,mode=0755 type:tmpfs]", size + x86PageSize},
+		{engine.VolumeSpec{Size: size + 1, InMemory: true}, true, "x86_64", "map[device:tmpfs " +
+			"o:nr_blocks=769,uid=0,gid=0,mode=0755 type:tmpfs]", size + engine.X86PageSize},
 	} {
 		opts, err := boundOptions(tc.spec, tc.podman, tc.arch)
 		if err != nil || fmt.Sprint(opts) != tc.want {
 			t.Errorf("%+v on podman=%v: %v (%v), want %s", tc.spec, tc.podman, opts, err, tc.want)
 		}
-		got, memory := VolumeBound(Volume{Options: opts})
+		got, memory := engine.VolumeBound(engine.Volume{Options: opts})
 		if got != tc.wantSize || memory != tc.spec.InMemory {
 			t.Errorf("%+v read back as %d bytes, in memory %v", tc.spec, got, memory)
 		}
 	}
-	var unsupported *MemoryVolumeUnsupportedError
-	if _, err := boundOptions(VolumeSpec{Size: size, InMemory: true}, true, "aarch64"); !errors.As(err, &unsupported) {
+	var unsupported *engine.MemoryVolumeUnsupportedError
+	if _, err := boundOptions(engine.VolumeSpec{Size: size, InMemory: true}, true, "aarch64"); !errors.As(err, &unsupported) {
 		t.Errorf("a memory volume on Podman on aarch64: %v, want it refused", err)
 	}
 }

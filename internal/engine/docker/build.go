@@ -1,0 +1,270 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/pkg/jsonmessage"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// buildTailLines is how many lines of output a BuildError keeps.
+const buildTailLines = 20
+
+// BuildImage builds an image from spec with the engine's classic builder,
+// which needs no registry (FROM an image already on the engine works
+// offline) and takes the context as a tar, so remote engines build too.
+// Each line of output goes to logf. It returns the image's ID. A build has
+// no deadline of its own: it takes as long as its steps, within the
+// caller's (the create timeout).
+func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf func(line string)) (string, error) {
+	defer engine.InFlight()()
+	// The build token proves the provider built the image (provenance.go).
+	spec.Labels = maps.Clone(spec.Labels)
+	if spec.Labels == nil {
+		spec.Labels = map[string]string{}
+	}
+	spec.Labels[engine.LabelBuildToken] = engine.NewCreateToken()
+	resp, err := c.api.ImageBuild(ctx, spec.Context, buildOptions(spec))
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out := buildOutput{logf: logf}
+	if err := out.read(ctx, resp.Body); err != nil {
+		c.removeIntermediates(ctx, out.made)
+		return "", err
+	}
+	id := out.imageID()
+	if id == "" {
+		c.removeIntermediates(ctx, out.made)
+		return "", fmt.Errorf("the engine reported no image ID at the end of the build")
+	}
+	img, err := c.inspectImage(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("inspecting the image just built (%s): %w", id, err)
+	}
+	return img.ID, nil
+}
+
+// buildOptions asks the classic builder for spec, with the intermediate
+// containers removed.
+func buildOptions(spec engine.BuildSpec) build.ImageBuildOptions {
+	opts := build.ImageBuildOptions{
+		Dockerfile:  spec.Dockerfile,
+		Target:      spec.Target,
+		Labels:      spec.Labels,
+		Remove:      true,
+		ForceRemove: true,
+		Version:     build.BuilderV1,
+		BuildArgs:   map[string]*string{},
+	}
+	if spec.Tag != "" {
+		opts.Tags = []string{spec.Tag}
+	}
+	for k, v := range spec.BuildArgs {
+		opts.BuildArgs[k] = &v
+	}
+	return opts
+}
+
+// removeIntermediates removes, newest first, the images a build that did
+// not finish made for its steps: with no final image on top of them, they
+// would be left dangling. The engine keeps any that a tag, a container or
+// another image still needs. It runs within its own deadline, even when
+// the build was cut off by Ctrl-C.
+func (c *Client) removeIntermediates(ctx context.Context, made []string) {
+	if len(made) == 0 {
+		return
+	}
+	// A build cut off goes on for a moment on the engine, whose step
+	// container holds the newest image until the engine removes it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), intermediatesTimeout)
+	defer cancel()
+	for _, id := range slices.Backward(made) {
+		for {
+			err := c.within(ctx, "the request to remove an image", engine.QuickCallTimeout, func(ctx context.Context) error {
+				_, err := c.api.ImageRemove(ctx, id, image.RemoveOptions{})
+				return err
+			})
+			if !engine.IsConflict(err) || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// intermediatesTimeout bounds the removal of what a build that did not
+// finish made.
+const intermediatesTimeout = 10 * time.Second
+
+// buildOutput follows a build's stream of JSON messages: each line goes to
+// logf, and it keeps the step under way, the last lines, the image ID, and
+// the images the build made for its steps (not those it found in its
+// cache, nor the base image).
+type buildOutput struct {
+	logf func(line string)
+	id   string
+	step string
+	tail []string
+	made []string
+	// stepOld says the step under way found its image in the cache, or is
+	// the FROM step, whose image is the base.
+	stepOld bool
+}
+
+// read consumes the stream to its end, and fails with the build's error.
+func (o *buildOutput) read(ctx context.Context, body io.Reader) error {
+	dec := json.NewDecoder(body)
+	for {
+		var msg jsonmessage.JSONMessage
+		if err := dec.Decode(&msg); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("the build did not finish: %w", ctx.Err())
+			}
+			return fmt.Errorf("reading the build's output: %w", err)
+		}
+		if msg.Error != nil {
+			return &engine.BuildError{Step: o.step, Tail: o.tail, Message: strings.TrimSpace(msg.Error.Message)}
+		}
+		if msg.Aux != nil {
+			var aux struct{ ID string }
+			if json.Unmarshal(*msg.Aux, &aux) == nil && aux.ID != "" {
+				o.id = aux.ID
+			}
+		}
+		for _, line := range strings.Split(strings.TrimRight(msg.Stream, "\n"), "\n") {
+			o.line(line)
+		}
+	}
+}
+
+// line takes one line of the build's output.
+func (o *buildOutput) line(line string) {
+	if line = strings.TrimSpace(ansiEscape.ReplaceAllString(line, "")); line == "" {
+		return
+	}
+	o.logf(line)
+	if strings.HasPrefix(line, "Step ") || strings.HasPrefix(line, "STEP ") {
+		_, instruction, _ := strings.Cut(line, ":")
+		o.step, o.stepOld = line, strings.HasPrefix(strings.ToUpper(strings.TrimSpace(instruction)), "FROM ")
+	}
+	// The classic builder gives a step's image as " ---> ID", Podman as
+	// "--> ID" (eleven digits); both say "Using cache" first when the step
+	// was cached.
+	if rest, ok := stepResult(line); ok {
+		switch {
+		case strings.HasPrefix(rest, "Using cache"):
+			o.stepOld = true
+		case len(rest) >= 10 && strings.Trim(rest, "0123456789abcdef") == "" && !o.stepOld:
+			o.made = append(o.made, rest)
+			o.stepOld = true // one image a step
+		}
+	}
+	if o.tail = append(o.tail, line); len(o.tail) > buildTailLines {
+		o.tail = o.tail[1:]
+	}
+	// The classic builder ends with this line; Podman's sends no aux
+	// message but prints the ID last.
+	if rest, ok := strings.CutPrefix(line, "Successfully built "); ok && o.id == "" {
+		o.id = rest
+	}
+}
+
+// stepResult is what follows a step's result arrow, if line is one.
+func stepResult(line string) (string, bool) {
+	for _, arrow := range []string{"---> ", "--> "} {
+		if rest, ok := strings.CutPrefix(line, arrow); ok {
+			return strings.TrimSpace(rest), true
+		}
+	}
+	return "", false
+}
+
+// imageID is the ID the build reported, or the last line of its output
+// when that is one.
+func (o *buildOutput) imageID() string {
+	if o.id == "" && len(o.tail) > 0 && isHexID(o.tail[len(o.tail)-1]) {
+		return o.tail[len(o.tail)-1]
+	}
+	return o.id
+}
+
+// ansiEscape matches the terminal colour codes the classic builder puts
+// around a step's standard error.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+func isHexID(s string) bool {
+	s = strings.TrimPrefix(s, "sha256:")
+	return len(s) >= 12 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// RemoveImage removes ref (an image ID or a tag). Given a tag, the engine
+// removes that tag, and the image only when no other tag names it. It
+// refuses, as a conflict, an image a container uses.
+func (c *Client) RemoveImage(ctx context.Context, ref string) error {
+	return c.within(ctx, "the request to remove an image", engine.SlowCallTimeout, func(ctx context.Context) error {
+		_, err := c.api.ImageRemove(ctx, ref, image.RemoveOptions{PruneChildren: true})
+		return err
+	})
+}
+
+// ContainersUsingImage returns the names of the containers, running or
+// not, created from the image with the given ID.
+func (c *Client) ContainersUsingImage(ctx context.Context, id string) ([]string, error) {
+	var names []string
+	err := c.within(ctx, "the request to list containers", engine.QuickCallTimeout, func(ctx context.Context) error {
+		// Podman matches an ID only without its sha256: prefix; Docker
+		// takes either.
+		list, err := c.api.ContainerList(ctx, container.ListOptions{All: true,
+			Filters: filters.NewArgs(filters.Arg("ancestor", strings.TrimPrefix(id, "sha256:")))})
+		for _, s := range list {
+			if strings.TrimPrefix(s.ImageID, "sha256:") != strings.TrimPrefix(id, "sha256:") {
+				continue // a container of an image built on this one
+			}
+			for _, n := range s.Names {
+				names = append(names, strings.TrimPrefix(n, "/"))
+			}
+		}
+		return err
+	})
+	slices.Sort(names)
+	return names, err
+}
+
+// TagImageID returns the ID of the image that ref names, or "" when ref
+// names none.
+func (c *Client) TagImageID(ctx context.Context, ref string) (string, error) {
+	img, err := c.inspectImage(ctx, ref)
+	if engine.IsNotFound(err) {
+		return "", nil
+	}
+	return img.ID, err
+}
+
+// TagImage makes ref name the image with the given ID, moving the tag from
+// any image it named before.
+func (c *Client) TagImage(ctx context.Context, id, ref string) error {
+	return c.within(ctx, "the request to tag an image", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.api.ImageTag(ctx, id, ref)
+	})
+}

@@ -1,0 +1,171 @@
+package docker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/mount"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// Seeding a volume: the engines' API writes into a volume only through a
+// container that mounts it. The provider imports an empty image of its own
+// (no registry is needed), creates a container from it (never started on
+// Docker; on Podman, running only Podman's init), copies the tar into the
+// volume through it, and removes both, however the seeding ends.
+
+// seedHelperType is the resource type the seeding helpers carry.
+const seedHelperType = "sandbox_volume"
+
+// podmanInit is where Podman mounts its init (catatonit) into a container
+// created with init.
+const podmanInit = "/run/podman-init"
+
+// cleanupTimeout bounds the removal of the helper container and image, which
+// runs even when the caller's context has ended.
+const cleanupTimeout = 30 * time.Second
+
+// SeedVolume unpacks the tar, whose entries are under SeedDir, into the
+// volume's root, through a helper container and image that carry the token
+// (NewCreateToken), and removes the helpers. Entries with the paths of
+// existing files replace them; other files stay. When the engine fails
+// before the helpers are removed, CleanUpSeed with the same token removes
+// them later.
+func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive io.Reader) (err error) {
+	img, err := c.importEmptyImage(ctx, token)
+	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
+	if err != nil {
+		return fmt.Errorf("importing the empty helper image: %w", err)
+	}
+	labels := engine.OwnershipLabels(seedHelperType)
+	labels[engine.LabelCreateToken] = token
+	cfg := &container.Config{Image: img, Cmd: []string{"/never-started"}, Labels: labels, NetworkDisabled: true}
+	host := &container.HostConfig{NetworkMode: "none", CapDrop: []string{"ALL"},
+		SecurityOpt: []string{"no-new-privileges"}, Mounts: []mount.Mount{{
+			Type: mount.TypeVolume, Source: volume, Target: "/" + engine.SeedDir,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		}}}
+	podman := c.Kind(ctx) == engine.Podman
+	if podman {
+		// Podman copies into a volume only through a running container:
+		// the helper runs Podman's own init, which the engine mounts into
+		// it, pausing (catatonit -P), and nothing else.
+		yes := true
+		host.Init = &yes
+		cfg.Entrypoint, cfg.Cmd = []string{podmanInit}, []string{"-P"}
+	}
+	var id string
+	err = c.within(ctx, "the request to create a container", engine.SlowCallTimeout, func(ctx context.Context) error {
+		resp, err := c.api.ContainerCreate(ctx, cfg, host, nil, nil, "")
+		id = resp.ID
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating the helper container: %w", err)
+	}
+	if podman {
+		if err := c.StartContainer(ctx, id); err != nil {
+			return fmt.Errorf("starting the helper container: %w", err)
+		}
+	}
+	err = c.within(ctx, "the request to copy into a volume", engine.SlowCallTimeout, func(ctx context.Context) error {
+		return c.api.CopyToContainer(ctx, id, "/", archive, container.CopyToContainerOptions{})
+	})
+	if err != nil {
+		return fmt.Errorf("copying into the volume: %w", err)
+	}
+	return nil
+}
+
+// importEmptyImage imports an image with no files, labelled as the
+// provider's with the token, and returns its ID.
+func (c *Client) importEmptyImage(ctx context.Context, token string) (string, error) {
+	var empty bytes.Buffer
+	_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
+	changes := []string{
+		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s", engine.LabelManagedBy, engine.ManagedByValue, engine.LabelResourceType, seedHelperType,
+			engine.LabelBuildToken, token),
+	}
+	var id string
+	err := c.within(ctx, "the request to import an image", engine.SlowCallTimeout, func(ctx context.Context) error {
+		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: &empty, SourceName: "-"}, "", image.ImportOptions{Changes: changes})
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rc.Close() }()
+		id, err = importedID(rc)
+		return err
+	})
+	return id, err
+}
+
+// importedID reads the image ID from an import's JSON stream: Docker ends
+// it with {"status":"sha256:..."}, Podman with {"status":"...","id":...}.
+func importedID(r io.Reader) (string, error) {
+	dec := json.NewDecoder(r)
+	var id string
+	for {
+		var msg struct {
+			Status string `json:"status"`
+			ID     string `json:"id"`
+			Error  string `json:"error"`
+		}
+		err := dec.Decode(&msg)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case msg.Error != "":
+			return "", errors.New(msg.Error)
+		case isHexID(msg.ID):
+			id = msg.ID
+		case isHexID(strings.TrimSpace(msg.Status)):
+			id = strings.TrimSpace(msg.Status)
+		}
+	}
+	if id == "" {
+		return "", errors.New("the engine did not say which image it imported")
+	}
+	return id, nil
+}
+
+// CleanUpSeed removes the helper container and image of the seeding with
+// the token, found by it, within cleanupTimeout even when ctx has ended.
+func (c *Client) CleanUpSeed(ctx context.Context, token string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	ids, err := c.ContainersCreatedWith(ctx, token)
+	if err != nil {
+		return fmt.Errorf("listing the helper container to remove it: %w", err)
+	}
+	var errs []error
+	for _, id := range ids {
+		if err := c.RemoveContainer(ctx, id); err != nil && !engine.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("removing the helper container %s: %w", engine.ShortID(id), err))
+		}
+	}
+	images, err := c.listImages(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", engine.LabelBuildToken+"="+token))})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("listing the helper image to remove it: %w", err))
+	}
+	for _, img := range images {
+		if err := c.RemoveImage(ctx, img.ID); err != nil && !engine.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("removing the helper image %s: %w", engine.ShortID(img.ID), err))
+		}
+	}
+	return errors.Join(errs...)
+}
