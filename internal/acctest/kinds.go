@@ -16,22 +16,29 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 )
 
 // What the engine under test can do, asked of it rather than assumed, so
 // that a test asserts the refusal the docs promise where an engine cannot.
 
 // Kind is the kind of the engine under test.
-func Kind(t *testing.T) engine.Kind {
+func Kind(t *testing.T) docker.Kind {
 	t.Helper()
 	return Engine(t).Kind(context.Background())
+}
+
+// IsPodman reports whether the engine under test is Podman.
+func IsPodman(t *testing.T) bool {
+	t.Helper()
+	return Kind(t) == docker.KindPodman
 }
 
 // DefaultNetwork is the network a container joins when it names none:
 // "bridge" on Docker, "podman" on Podman.
 func DefaultNetwork(t *testing.T) string {
 	t.Helper()
-	if Kind(t) == engine.Podman {
+	if IsPodman(t) {
 		return "podman"
 	}
 	return "bridge"
@@ -42,7 +49,7 @@ func DefaultNetwork(t *testing.T) string {
 // change limits (Podman).
 func InPlaceLimits(t *testing.T) plancheck.ResourceActionType {
 	t.Helper()
-	if Engine(t).CanUpdateLimits(context.Background()) {
+	if _, inPlace := Engine(t).Backend(context.Background()).(engine.LimitUpdater); inPlace {
 		return plancheck.ResourceActionUpdate
 	}
 	return plancheck.ResourceActionDestroyBeforeCreate
@@ -55,7 +62,7 @@ func InPlaceLimits(t *testing.T) plancheck.ResourceActionType {
 // not what it reports, so that drift is invisible there (the docs say so).
 func UpdateLimits(ctx context.Context, t *testing.T, idOrName string, memory, pids int64, nanoCPUs int64) (visible bool, err error) {
 	t.Helper()
-	if Kind(t) != engine.Podman {
+	if !IsPodman(t) {
 		_, err := Docker(t).ContainerUpdate(ctx, idOrName, container.UpdateConfig{Resources: container.Resources{
 			Memory: memory, MemorySwap: memory, NanoCPUs: nanoCPUs, PidsLimit: &pids,
 		}})
@@ -106,7 +113,7 @@ func UpdateLimits(ctx context.Context, t *testing.T, idOrName string, memory, pi
 func Reattach(ctx context.Context, t *testing.T, name string) bool {
 	t.Helper()
 	api := Docker(t)
-	if Kind(t) == engine.Podman {
+	if IsPodman(t) {
 		if err := api.NetworkConnect(ctx, "podman", name, &network.EndpointSettings{}); err == nil {
 			t.Fatalf("Podman attached the isolated sandbox %s to its network, which the docs say it refuses", name)
 		}

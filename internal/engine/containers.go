@@ -117,3 +117,17 @@ func ObservedRestart(h *HostConfig) string {
 	}
 	return string(h.RestartPolicy.Name)
 }
+
+// SplitSecurityOpt splits a security option at its first '=' or, in the
+// engine's legacy form, ':'.
+func SplitSecurityOpt(s string) (key, value string, ok bool) {
+	i := strings.IndexAny(s, "=:")
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// IsSeccompPath reports whether a seccomp= value is a path, which only
+// Podman takes: the path of a profile on its own host.
+func IsSeccompPath(value string) bool { return strings.HasPrefix(value, "/") }

@@ -23,10 +23,9 @@ type Facts struct {
 	DataRoot string
 	// Arch is the engine host's architecture, as uname -m prints it.
 	Arch string
-	// MountsFiles says the backend mounts a sandbox's files when it makes
-	// it (ContainerSpec.Files), read-only: it takes no CopyFiles, no
-	// WhereFilesGo and no image derived for a read-only root (a cluster).
-	MountsFiles bool
+	// ReadsOnlyRunning says the engine copies a file out of a running
+	// container only (Podman), so a volume is read through a running one.
+	ReadsOnlyRunning bool
 }
 
 // Enforcement is which limits an engine applies; one it does not is

@@ -2,42 +2,9 @@ package engine
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
-
-// Kind is which engine runs the sandboxes: which serves the Docker API at
-// an endpoint, or a Kubernetes cluster.
-type Kind int
-
-const (
-	// Docker is the Docker engine (dockerd).
-	Docker Kind = iota
-	// Podman is Podman's Docker-compatible API service.
-	Podman
-	// Kubernetes is a Kubernetes cluster (package kube).
-	Kubernetes
-)
-
-func (k Kind) String() string {
-	switch k {
-	case Podman:
-		return "Podman"
-	case Kubernetes:
-		return "Kubernetes"
-	}
-	return "Docker"
-}
-
-// objectName is a Kubernetes object's name (a pod's, a claim's): a DNS
-// subdomain, lower case.
-var objectName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
-// KubernetesName reports whether name may name a pod or a persistent
-// volume claim on a cluster: lower-case letters, digits, '-' and '.', at
-// most 253 characters, starting and ending with a letter or digit.
-func KubernetesName(name string) bool { return len(name) <= 253 && objectName.MatchString(name) }
 
 // DefaultCapabilities are the capabilities a Docker container gets when it
 // asks for none to be added or dropped. Docker reports a container's

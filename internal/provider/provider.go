@@ -200,9 +200,11 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 
-	resp.ResourceData = client
-	resp.DataSourceData = client
-	resp.EphemeralResourceData = client
+	// The engine answered, so it has said whether it is Docker or Podman.
+	backend := client.Backend(pingCtx)
+	resp.ResourceData = backend
+	resp.DataSourceData = backend
+	resp.EphemeralResourceData = backend
 }
 
 // settings are the provider block's attributes by name.

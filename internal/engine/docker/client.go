@@ -54,7 +54,7 @@ type Client struct {
 
 	kindMu    sync.Mutex
 	kindKnown bool
-	kind      engine.Kind
+	kind      Kind
 
 	factsMu sync.Mutex
 	facts   *engine.Facts

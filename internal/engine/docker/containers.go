@@ -92,10 +92,11 @@ func resources(l engine.Limits) container.Resources {
 	return r
 }
 
-// UpdateLimits changes the resource limits of a container, running or not.
+// updateLimits changes the resource limits of a container, running or not:
+// Docker.UpdateLimits (Podman's Docker-compatible API cannot).
 // The engine cannot lift a memory or CPU limit this way (zero means "leave
 // as is" to it), so callers replace the container for that.
-func (c *Client) UpdateLimits(ctx context.Context, id string, l engine.Limits) error {
+func (c *Client) updateLimits(ctx context.Context, id string, l engine.Limits) error {
 	return c.within(ctx, "the request to update a container's limits", engine.QuickCallTimeout, func(ctx context.Context) error {
 		_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: resources(l)})
 		return err
@@ -204,8 +205,9 @@ func (c *Client) RenameContainer(ctx context.Context, id, name string) error {
 	})
 }
 
-// UpdateRestartPolicy changes a container's restart policy in place.
-func (c *Client) UpdateRestartPolicy(ctx context.Context, id, policy string) error {
+// updateRestartPolicy changes a container's restart policy in place:
+// Docker.UpdateRestartPolicy (Podman's Docker-compatible API cannot).
+func (c *Client) updateRestartPolicy(ctx context.Context, id, policy string) error {
 	return c.within(ctx, "the request to update a container's restart policy", engine.QuickCallTimeout, func(ctx context.Context) error {
 		_, err := c.api.ContainerUpdate(ctx, id, container.UpdateConfig{
 			RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyMode(policy)},

@@ -27,7 +27,7 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 	if c.facts != nil {
 		return *c.facts, nil
 	}
-	podman := c.Kind(ctx) == engine.Podman
+	podman := c.Kind(ctx) == KindPodman
 	var f engine.Facts
 	err := c.within(ctx, "the request for the engine's facts", engine.QuickCallTimeout, func(ctx context.Context) error {
 		info, err := c.api.Info(ctx)
@@ -47,6 +47,7 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 		if !podman {
 			return nil
 		}
+		f.ReadsOnlyRunning = true
 		p, err := c.podmanInfo(ctx)
 		if err != nil {
 			return err

@@ -9,9 +9,26 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
+// Kind is which engine serves the Docker API at an endpoint.
+type Kind int
+
+const (
+	// KindDocker is the Docker engine (dockerd).
+	KindDocker Kind = iota
+	// KindPodman is Podman's Docker-compatible API service.
+	KindPodman
+)
+
+func (k Kind) String() string {
+	if k == KindPodman {
+		return "Podman"
+	}
+	return "Docker"
+}
+
 // Kind asks the engine what it is, until it has answered once (Ping asks
 // first). An engine that does not say is taken for Docker.
-func (c *Client) Kind(ctx context.Context) engine.Kind {
+func (c *Client) Kind(ctx context.Context) Kind {
 	c.kindMu.Lock()
 	defer c.kindMu.Unlock()
 	if c.kindKnown {
@@ -24,7 +41,7 @@ func (c *Client) Kind(ctx context.Context) engine.Kind {
 		}
 		for _, comp := range v.Components {
 			if strings.HasPrefix(comp.Name, "Podman") {
-				c.kind = engine.Podman
+				c.kind = KindPodman
 			}
 		}
 		return nil
@@ -33,25 +50,12 @@ func (c *Client) Kind(ctx context.Context) engine.Kind {
 	return c.kind
 }
 
-// What an engine cannot do through the Docker API, which the provider plans
-// around and the docs list.
-
-// CanUpdateLimits reports whether the engine changes a container's limits
-// in place: Podman's Docker-compatible API has no container update (Podman
-// 4), so a limit change replaces the sandbox there.
-func (c *Client) CanUpdateLimits(ctx context.Context) bool { return c.Kind(ctx) != engine.Podman }
-
-// HonoursRuntime reports whether the engine runs a container under the
-// runtime the create asks for: Podman's Docker-compatible API ignores it
-// and uses Podman's default runtime.
-func (c *Client) HonoursRuntime(ctx context.Context) bool { return c.Kind(ctx) != engine.Podman }
-
 // normalize makes Podman's inspect data read as Docker's where they mean
 // the same thing: a container with network mode "none" is on the "none"
 // network (Podman lists no network), and a runtime Podman reports only as
 // "oci" is unknown rather than a runtime called "oci".
-func normalize(k engine.Kind, c *engine.Container) {
-	if k != engine.Podman || c.ContainerJSONBase == nil || c.HostConfig == nil {
+func normalize(k Kind, c *engine.Container) {
+	if k != KindPodman || c.ContainerJSONBase == nil || c.HostConfig == nil {
 		return
 	}
 	if c.HostConfig.NetworkMode == "none" && c.NetworkSettings != nil && len(c.NetworkSettings.Networks) == 0 {

@@ -33,7 +33,7 @@ func (c *Client) Processes(ctx context.Context, id string) ([]engine.Process, er
 			return engine.ErrCannotList
 		}
 		args := []string{"-eo", "pid,ppid,stat,args"}
-		if kind == engine.Podman {
+		if kind == KindPodman {
 			args = []string{"pid,ppid,hpid,state,args"}
 		}
 		top, err = c.api.ContainerTop(ctx, id, args)
@@ -42,7 +42,7 @@ func (c *Client) Processes(ctx context.Context, id string) ([]engine.Process, er
 	if err != nil {
 		return nil, err
 	}
-	return parseTop(top, kind == engine.Podman)
+	return parseTop(top, kind == KindPodman)
 }
 
 // parseTop reads a top answer whose columns are PID, PPID, the state and

@@ -56,7 +56,7 @@ func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive i
 			Type: mount.TypeVolume, Source: volume, Target: "/" + engine.SeedDir,
 			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
 		}}}
-	podman := c.Kind(ctx) == engine.Podman
+	podman := c.Kind(ctx) == KindPodman
 	if podman {
 		// Podman copies into a volume only through a running container:
 		// the helper runs Podman's own init, which the engine mounts into

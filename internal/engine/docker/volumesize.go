@@ -31,7 +31,7 @@ func engineRefused(err error) bool {
 
 // volumeOptions are the local driver's options for spec's bound.
 func (c *Client) volumeOptions(ctx context.Context, spec engine.VolumeSpec) (map[string]string, error) {
-	podman := c.Kind(ctx) == engine.Podman
+	podman := c.Kind(ctx) == KindPodman
 	var arch string
 	if podman && spec.InMemory && spec.Size > 0 {
 		f, err := c.Facts(ctx)

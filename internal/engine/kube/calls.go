@@ -73,6 +73,3 @@ func (e invalid) Unwrap() error     { return e.error }
 func (e internal) Unwrap() error    { return e.error }
 func (e unavailable) Unwrap() error { return e.error }
 func isForbidden(err error) bool    { return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) }
-func unsupported(c *Client, what string) error {
-	return &engine.UnsupportedError{What: what, Where: c.Where()}
-}

@@ -74,7 +74,15 @@ type Client struct {
 	facts   *engine.Facts
 }
 
-var _ engine.Engine = (*Client)(nil)
+var (
+	_ engine.Engine = (*Client)(nil)
+	// What a cluster does not do, or not yet through this provider, it
+	// does not implement: no engine.Unpauser, Renamer, LimitUpdater,
+	// RestartUpdater (a pod is fixed once made), FileCopier (files are
+	// mounted from the sandbox's Secret), FileReader (only a program in
+	// the pod could read them), HostPaths, Images (the nodes' and
+	// registries' business) or VolumeSeeder.
+)
 
 // client-go reports what it cannot hand back (a stream's connection closed
 // under it, for example) through klog, to the process's standard error,
@@ -183,19 +191,6 @@ func (c *Client) Where() string {
 	return fmt.Sprintf("the Kubernetes cluster at %s (namespace %s)", c.server, c.namespace)
 }
 
-// Kind is Kubernetes.
-func (c *Client) Kind(context.Context) engine.Kind { return engine.Kubernetes }
-
-// LocalSocket: a cluster is never reached through a local socket.
-func (c *Client) LocalSocket() (string, bool) { return "", false }
-
-// CanUpdateLimits: a pod's resources and restart policy are fixed once it
-// is made, so a change replaces the sandbox.
-func (c *Client) CanUpdateLimits(context.Context) bool { return false }
-
-// HonoursRuntime: the RuntimeClass asked for is the one the pod runs in.
-func (c *Client) HonoursRuntime(context.Context) bool { return true }
-
 // Close releases nothing: the REST clients share Go's connection pool.
 func (c *Client) Close() error { return nil }
 
@@ -236,7 +231,6 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 		DefaultRuntime: c.class,
 		Enforces:       enforcement,
 		Seccomp:        engine.Seccomp{Enabled: true},
-		MountsFiles:    true,
 	}
 	c.facts = &f
 	return f, nil

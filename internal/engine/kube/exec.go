@@ -47,8 +47,8 @@ func (c *Client) stopExec(ctx context.Context, id string) engine.ExecStop {
 
 // RunExec runs spec in the sandbox's running pod and waits for it to end.
 func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (engine.ExecResult, error) {
-	if len(spec.Env) > 0 || spec.User != "" || spec.WorkingDir != "" {
-		return engine.ExecResult{}, unsupported(c, "running a command with its own env, user or working_dir")
+	if err := engine.Refused(c.RefuseCommand(ctx, engine.PlannedCommand{Spec: spec})); err != nil {
+		return engine.ExecResult{}, err
 	}
 	pod, err := c.getPod(ctx, id)
 	if err != nil {

@@ -50,6 +50,13 @@ func podName(id string) string {
 // owned by the pod. What a failed create made is removed here when it can
 // be; the rest carries the create token, by which the caller removes it.
 func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
+	planned := engine.PlannedSandbox{Spec: spec}
+	for _, f := range spec.Files {
+		planned.FilesBytes += len(f.Content)
+	}
+	if err := engine.Refused(c.RefuseSandbox(ctx, planned)); err != nil {
+		return "", err
+	}
 	ctx, cancel := engine.Uncancelled(ctx)
 	defer cancel()
 	token := spec.Labels[engine.LabelCreateToken]

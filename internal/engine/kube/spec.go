@@ -249,6 +249,9 @@ func securityContext(spec engine.ContainerSpec) (*corev1.SecurityContext, error)
 // number only.
 func numericUser(user string) (*int64, *int64, error) {
 	u, g, hasGroup := strings.Cut(user, ":")
+	if !digits(u) || (hasGroup && !digits(g)) {
+		return nil, nil, fmt.Errorf("user %q: a pod names its user by number (UID or UID:GID)", user)
+	}
 	uid, err := strconv.ParseInt(u, 10, 64)
 	if err != nil {
 		return nil, nil, fmt.Errorf("user %q: a pod names its user by number (UID or UID:GID)", user)
@@ -262,6 +265,9 @@ func numericUser(user string) (*int64, *int64, error) {
 	}
 	return &uid, &gid, nil
 }
+
+// digits reports whether s is a number: digits only.
+func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // resourcesFor is the container's memory and CPU limits, requested as
 // much as limited so that the scheduler places the sandbox where they fit.

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,8 +33,8 @@ const claimsResource = "persistentvolumeclaims"
 // engine's data about a volume. A claim of that name, whoever made it, is
 // refused and left as it is.
 func (c *Client) CreateVolume(ctx context.Context, spec engine.VolumeSpec) (engine.Volume, error) {
-	if spec.InMemory || spec.Size <= 0 {
-		return engine.Volume{}, invalid{fmt.Errorf("volume %q: a claim on a cluster is on disk and needs a size", spec.Name)}
+	if err := engine.Refused(c.RefuseVolume(ctx, engine.PlannedVolume{Spec: spec})); err != nil {
+		return engine.Volume{}, err
 	}
 	ctx, cancel := engine.Uncancelled(ctx)
 	defer cancel()
@@ -214,15 +213,4 @@ func claimUser(pod *corev1.Pod, claim string) (engine.VolumeUser, bool) {
 		}
 	}
 	return u, found
-}
-
-// SeedVolume: the plan refuses a seeded volume on a cluster (a claim is
-// filled only through a pod that mounts it).
-func (c *Client) SeedVolume(context.Context, string, string, io.Reader) error {
-	return unsupported(c, "seeding a volume")
-}
-
-// CleanUpSeed: see SeedVolume.
-func (c *Client) CleanUpSeed(context.Context, string) error {
-	return unsupported(c, "seeding a volume")
 }

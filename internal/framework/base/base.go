@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -62,15 +63,44 @@ func fromProviderData(data any, diags *diag.Diagnostics) engine.Engine {
 	return client
 }
 
-// DockerOnly refuses, on a Kubernetes cluster, a resource or data source
-// that needs a Docker engine: what the provider is configured for says
-// where it would go, and fix what to do instead. Nil client (validation
-// before the provider is configured) passes.
-func DockerOnly(ctx context.Context, client engine.Engine, typeName, fix string) diag.Diagnostics {
-	if client == nil || client.Kind(ctx) != engine.Kubernetes {
+// Requires refuses a resource or data source that needs an ability A
+// (an interface of package engine, such as engine.Images) which the
+// engine the provider is configured for does not have: only the Docker
+// engine and Podman have them today, so the message says to place it
+// there; fix says what to do instead. Nil client (validation before the
+// provider is configured) passes.
+func Requires[A any](client engine.Engine, typeName, fix string) diag.Diagnostics {
+	if _, ok := client.(A); ok || client == nil {
 		return nil
 	}
 	return diag.Diagnostics{diag.NewErrorDiagnostic("Needs a Docker engine", fmt.Sprintf(
 		"%s works on a Docker engine (or Podman), and the provider is configured for %s. %s",
 		typeName, client.Where(), fix))}
+}
+
+// Ability is the engine's ability A (an interface of package engine), or
+// an error that names what needed it and the engine: the plan refuses or
+// replaces what needs an ability the engine lacks, so apply meets the
+// error only through a bug in the provider.
+func Ability[A any](client engine.Engine, what string) (A, error) {
+	a, ok := client.(A)
+	if !ok {
+		return a, fmt.Errorf("%s is not possible on %s, which the plan should have said; this is a bug in "+
+			"the provider: please report it", what, client.Where())
+	}
+	return a, nil
+}
+
+// Refusals are a backend's refusals (engine.Rules) as errors, each on its
+// attribute, or on its map entry when it names one.
+func Refusals(refusals []engine.Refusal) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, r := range refusals {
+		at := path.Root(r.Attribute)
+		if r.Key != "" {
+			at = at.AtMapKey(r.Key)
+		}
+		diags.AddAttributeError(at, r.Summary, r.Detail)
+	}
+	return diags
 }

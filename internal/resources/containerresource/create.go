@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -30,7 +31,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	token := engine.NewCreateToken()
 	spec.Labels[engine.LabelCreateToken] = token
-	if r.mountsFiles(ctx) {
+	if r.mountsFiles() {
 		// The backend mounts them as it makes the sandbox: nothing to
 		// write into it, nor to derive for a read-only root.
 		spec.Files, files = files, nil
@@ -101,10 +102,10 @@ func pathsOf(files []engine.File) []string {
 }
 
 // mountsFiles reports whether the backend mounts a sandbox's files as it
-// makes it (engine.Facts.MountsFiles).
-func (r *Resource) mountsFiles(ctx context.Context) bool {
-	facts, err := r.Client.Facts(ctx)
-	return err == nil && facts.MountsFiles
+// makes it: it does not copy them into a sandbox (engine.FileCopier).
+func (r *Resource) mountsFiles() bool {
+	_, copies := r.Client.(engine.FileCopier)
+	return !copies
 }
 
 // deriveFilesImage builds the image derived from spec's for the files of a
@@ -114,12 +115,18 @@ func (r *Resource) mountsFiles(ctx context.Context) bool {
 // which the plan cannot remove (it changes nothing). An image still in use
 // stays (the engine refuses its removal).
 func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerSpec, files []engine.File, token string) diag.Diagnostics {
-	if stale, err := r.Client.ImagesLabelled(ctx, labelDerivedFor, spec.Name); err == nil {
-		for _, id := range stale {
-			_ = r.removeIfDerived(ctx, id) // best effort: the create goes on
+	images, err := base.Ability[engine.Images](r.Client, "building an image")
+	if err == nil {
+		if stale, err := images.ImagesLabelled(ctx, labelDerivedFor, spec.Name); err == nil {
+			for _, id := range stale {
+				_ = r.removeIfDerived(ctx, id) // best effort: the create goes on
+			}
 		}
 	}
-	derived, err := r.Client.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
+	derived := ""
+	if err == nil {
+		derived, err = images.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
+	}
 	if err != nil {
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"),
 			"Cannot build the files into the sandbox's image", fmt.Sprintf(
@@ -138,8 +145,11 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 	if engine.IsNotFound(err) {
 		// The image is missing (the only thing a create can miss here):
 		// pull it once, then create again. Asking first would cost every
-		// sandbox a call.
-		if _, err := r.Client.EnsureImage(ctx, spec.Image); err != nil {
+		// sandbox a call. A backend without images pulls its own.
+		if r.images == nil {
+			return "", false, diag.Diagnostics{r.imageDiagnostic(spec.Image, err)}
+		}
+		if _, err := r.images.EnsureImage(ctx, spec.Image); err != nil {
 			return "", false, diag.Diagnostics{r.imageDiagnostic(spec.Image, err)}
 		}
 		id, err = r.Client.CreateContainer(ctx, spec)
@@ -159,7 +169,11 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 // when it should run.
 func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.File, running bool) diag.Diagnostics {
 	if len(files) > 0 {
-		if err := r.Client.CopyFiles(ctx, id, files); err != nil {
+		copier, err := base.Ability[engine.FileCopier](r.Client, "writing files into a sandbox")
+		if err == nil {
+			err = copier.CopyFiles(ctx, id, files)
+		}
+		if err != nil {
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot write files into sandbox",
 				fmt.Sprintf("Container %s was created on %s, but writing its files failed: %v",
 					engine.ShortID(id), r.Client.Where(), err))}
@@ -184,7 +198,11 @@ func (r *Resource) checkFilesSeen(ctx context.Context, id string, m *resourceMod
 	if len(paths) == 0 {
 		return nil
 	}
-	where, err := r.Client.WhereFilesGo(ctx, id, paths)
+	copier, err := base.Ability[engine.FileCopier](r.Client, "writing files into a sandbox")
+	var where map[string]string
+	if err == nil {
+		where, err = copier.WhereFilesGo(ctx, id, paths)
+	}
 	if err != nil {
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot check files",
 			fmt.Sprintf("Asking %s where the files land in container %s failed: %s",

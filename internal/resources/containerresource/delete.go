@@ -45,15 +45,15 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 // prove it derived is removed.
 func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if !m.derivesImage() || m.ImageID.ValueString() == "" {
+	if !m.derivesImage() || m.ImageID.ValueString() == "" || r.images == nil { // a cluster derives none
 		return diags
 	}
 	id := m.ImageID.ValueString()
 	derived, err := r.provenDerived(ctx, id)
 	if derived {
-		err = r.Client.RemoveImage(ctx, id)
+		err = r.images.RemoveImage(ctx, id)
 	}
-	if err != nil && !engine.IsNotFound(err) && !engine.IsUnsupported(err) { // a cluster mounts files, deriving none
+	if err != nil && !engine.IsNotFound(err) {
 		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(
 			"The sandbox is gone, but the image holding its files (%s) could not be removed from the Docker engine "+
 				"at %s: %s. Remove it by hand: docker -H %s rmi %s",
@@ -75,10 +75,10 @@ func (r *Resource) removeByToken(ctx context.Context, token string) error {
 		}
 	}
 	// An image derived for the files of a read-only sandbox (files.go).
-	images, err := r.Client.ImagesLabelled(ctx, labelDerivedToken, token)
-	if engine.IsUnsupported(err) {
+	if r.images == nil {
 		return nil // a cluster: no image is derived there
 	}
+	images, err := r.images.ImagesLabelled(ctx, labelDerivedToken, token)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (r *Resource) removeIfDerived(ctx context.Context, id string) error {
 	if !derived {
 		return err
 	}
-	if err := r.Client.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) && !engine.IsConflict(err) {
+	if err := r.images.RemoveImage(ctx, id); err != nil && !engine.IsNotFound(err) && !engine.IsConflict(err) {
 		return err
 	}
 	return nil
@@ -110,7 +110,7 @@ func (r *Resource) removeIfDerived(ctx context.Context, id string) error {
 // for a sandbox's files: its labels say so, and only BuiltByProvider proves
 // it. An image that is gone is not.
 func (r *Resource) provenDerived(ctx context.Context, id string) (bool, error) {
-	img, err := r.Client.InspectImage(ctx, id)
+	img, err := r.images.InspectImage(ctx, id)
 	switch {
 	case engine.IsNotFound(err):
 		return false, nil
@@ -119,5 +119,5 @@ func (r *Resource) provenDerived(ctx context.Context, id string) (bool, error) {
 	case img.Config == nil || img.Config.Labels[labelDerivedFiles] != "true" || !engine.ManagedBy(img.Config.Labels):
 		return false, nil
 	}
-	return r.Client.BuiltByProvider(ctx, img)
+	return r.images.BuiltByProvider(ctx, img)
 }

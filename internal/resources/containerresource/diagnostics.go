@@ -66,7 +66,7 @@ func (r *Resource) nameConflictDiagnostic(holder *engine.Container, name string,
 
 // undoFailedDiagnostic says that what a failed create left could not be
 // removed, that the next apply will, and how to remove it by hand.
-func undoFailedDiagnostic(client engine.Sandboxes, token string, err error) diag.Diagnostic {
+func undoFailedDiagnostic(client engine.Engine, token string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot remove what the failed create left", fmt.Sprintf(
 		"The create did not finish, and the container %s may have made for it could not "+
 			"be looked up or removed: %v\n\n"+
@@ -77,7 +77,7 @@ func undoFailedDiagnostic(client engine.Sandboxes, token string, err error) diag
 
 // notRunningDiagnostic explains a sandbox that exited right after it was
 // started.
-func notRunningDiagnostic(client engine.Sandboxes, c engine.Container) diag.Diagnostic {
+func notRunningDiagnostic(client engine.Engine, c engine.Container) diag.Diagnostic {
 	status, code := "unknown", 0
 	if c.ContainerJSONBase != nil && c.State != nil {
 		status, code = c.State.Status, c.State.ExitCode

@@ -3,15 +3,12 @@ package containerresource
 import (
 	"context"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
@@ -19,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
@@ -129,26 +125,4 @@ func tmpfsOptionsProblem(options string) string {
 		}
 	}
 	return ""
-}
-
-// refuseTmpfsOwners refuses the uid= and gid= tmpfs options, which Podman
-// 4 rejects at create.
-func refuseTmpfsOwners(tmpfs tftypes.Value, resp *resource.ModifyPlanResponse) {
-	var mounts map[string]tftypes.Value
-	if !tmpfs.IsKnown() || tmpfs.IsNull() || tmpfs.As(&mounts) != nil {
-		return
-	}
-	for _, target := range slices.Sorted(maps.Keys(mounts)) {
-		var options string
-		if !mounts[target].IsKnown() || mounts[target].As(&options) != nil {
-			continue
-		}
-		for _, opt := range strings.Split(options, ",") {
-			if strings.HasPrefix(opt, "uid=") || strings.HasPrefix(opt, "gid=") {
-				resp.Diagnostics.AddAttributeError(path.Root("tmpfs").AtMapKey(target), "tmpfs option not accepted by Podman",
-					fmt.Sprintf("Podman 4 does not accept the tmpfs option %q (in %q). Give the mount mode=1777 "+
-						"so that a non-root user can write to it, or place this sandbox on a Docker engine.", opt, target))
-			}
-		}
-	}
 }

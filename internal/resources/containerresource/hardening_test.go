@@ -52,7 +52,7 @@ const hardened = `
 // built-in ones, whose nproc can exceed the host's hard limit, so nproc is
 // set too (the Podman guide says so).
 func hardenedFor(t *testing.T) string {
-	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+	if acctest.RequireAcc(t); acctest.IsPodman(t) {
 		h := strings.Replace(hardened, "uid=65534,gid=65534,mode=0700", "mode=1777", 1)
 		return strings.Replace(h, "    nofile = { soft = 256, hard = 512 }\n",
 			"    nofile = { soft = 256, hard = 512 }\n    nproc  = { soft = 1024, hard = 1024 }\n", 1)
@@ -257,7 +257,7 @@ func TestAccContainer_hardenedExample(t *testing.T) {
 	config := strings.Replace(string(example), `"untrusted-code"`, fmt.Sprintf("%q", name), 1)
 	config = strings.ReplaceAll(config, `"tfsandbox/busybox:latest"`, fmt.Sprintf("%q", acctest.TestImage))
 	const exampleAddr = "sandbox_container.untrusted"
-	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+	if acctest.RequireAcc(t); acctest.IsPodman(t) {
 		// The example asks for gVisor, which Podman's Docker-compatible
 		// API would not honour: refused at plan time, as the docs say.
 		acctest.Test(t, []resource.TestStep{{
@@ -357,7 +357,7 @@ resource "sandbox_container" "test" {
 func TestAccContainer_tmpfsExecOnlyWhenAsked(t *testing.T) {
 	name := acctest.Name(t)
 	acctest.RequireAcc(t)
-	podman := acctest.Kind(t) == engine.Podman
+	podman := acctest.IsPodman(t)
 	acctest.Test(t, []resource.TestStep{{
 		Config: acctest.Config(name, `
   network_mode = "none"

@@ -114,12 +114,12 @@ func (m mountsModel) validateHostPaths() diag.Diagnostics {
 // refuseHostPaths refuses, at plan, host paths on an engine whose host the
 // provider cannot look at, and those that lead through the host's symbolic
 // links, or to the engine's own data or socket, to what hands it over.
-func (r *Resource) refuseHostPaths(m mountsModel, facts engine.Facts, resp *resource.ModifyPlanResponse) {
+func (r *Resource) refuseHostPaths(m mountsModel, facts engine.Facts, host engine.HostPaths, resp *resource.ModifyPlanResponse) {
 	paths, diags := hostPaths(m)
 	if resp.Diagnostics.Append(diags...); len(paths) == 0 {
 		return
 	}
-	socket, local := r.Client.LocalSocket()
+	socket, local := host.LocalSocket()
 	forbidden := forbiddenOn(facts, socket)
 	for _, target := range slices.Sorted(maps.Keys(paths)) {
 		p, at := paths[target], pathattr.Root("mounts").AtMapKey(target).AtName("host_path")
@@ -240,12 +240,16 @@ func unescapeMountPath(s string) string {
 // the engine's host would hand over; all of them when the engine did not
 // say where it keeps its data (factsErr), which they must not reach.
 func (r *Resource) planHostPaths(ctx context.Context, facts engine.Facts, factsErr error, resp *resource.ModifyPlanResponse) {
+	host, ok := r.Client.(engine.HostPaths)
+	if !ok {
+		return // the backend's rules refuse every host path
+	}
 	var m mountsModel
 	if resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, pathattr.Root("mounts"), &m.Mounts)...); resp.Diagnostics.HasError() {
 		return
 	}
 	if factsErr == nil {
-		r.refuseHostPaths(m, facts, resp)
+		r.refuseHostPaths(m, facts, host, resp)
 		return
 	}
 	paths, diags := hostPaths(m)

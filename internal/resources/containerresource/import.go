@@ -30,10 +30,13 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 		}
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", detail)}
 	}
-	// A cluster's images are the nodes' (engine.UnsupportedError): what the
-	// image sets, the sandbox's configuration record says.
-	img, err := r.Client.InspectImage(ctx, c.Image)
-	if err != nil && !engine.IsNotFound(err) && !engine.IsUnsupported(err) {
+	// A cluster's images are the nodes' (no engine.Images): what the image
+	// sets, the sandbox's configuration record says.
+	var img engine.Image
+	if r.images != nil {
+		img, err = r.images.InspectImage(ctx, c.Image)
+	}
+	if err != nil && !engine.IsNotFound(err) {
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", fmt.Sprintf(
 			"Inspecting the image of container %s on %s failed: %v",
 			engine.ShortID(c.ID), r.Client.Where(), err))}

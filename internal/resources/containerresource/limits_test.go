@@ -172,7 +172,7 @@ resource "sandbox_container" %q {
 `, label, name, label, acctest.TestImage, runtime, pids)
 	}
 	runsc := "sandbox_container.gvisor"
-	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+	if acctest.RequireAcc(t); acctest.IsPodman(t) {
 		acctest.Test(t, []resource.TestStep{{
 			Config: sandbox("gvisor", "runsc"), PlanOnly: true,
 			ExpectError: acctest.Phrase("whose Docker-compatible API ignores the runtime"),

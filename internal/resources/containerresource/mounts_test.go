@@ -187,7 +187,7 @@ func TestAccContainer_workspaceSurvivesEveryReplacement(t *testing.T) {
 		}},
 		ConfigStateChecks: keepsResult(t, addr),
 	})
-	if acctest.RequireAcc(t); acctest.Kind(t) != engine.Podman {
+	if acctest.RequireAcc(t); !acctest.IsPodman(t) {
 		// Podman's Docker-compatible API ignores the runtime, which is
 		// refused there (TestAccContainer_hardenedExample).
 		w.runtime = `runtime = "runsc"`

@@ -12,37 +12,26 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
-// The engine questions ModifyPlan asks (engine.Facts, the engine's kind):
-// what an engine cannot do through the Docker API is planned around here,
-// at plan time, so that apply neither fails nor silently does less. The
-// checks of one attribute group against the engine live in the group's
-// file.
+// The engine questions ModifyPlan asks (engine.Facts, the backend's
+// rules): what an engine cannot do is planned around here, at plan time,
+// so that apply neither fails nor silently does less. The checks of one
+// attribute group against the engine live in the group's file.
 
-// inPlaceLimits are the attributes Update changes in place on an engine
-// that can update a container's limits.
-var inPlaceLimits = []string{"memory", "memory_swap", "cpus", "pids_limit"}
-
-// planAroundEngine refuses a runtime the engine would ignore, and plans a
-// replacement for a limit change the engine cannot make in place.
+// planAroundEngine refuses what the backend's rules refuse, host paths
+// the engine's host would hand over, and memory, CPUs, runtimes and limits
+// the engine does not have or apply; and it plans a replacement for a
+// change the backend cannot make in place.
 func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
 	if r.Client == nil {
 		return
 	}
-	r.refuseIgnoredRuntime(ctx, plan["runtime"], resp)
-	kind := r.Client.Kind(ctx)
-	if kind == engine.Podman {
-		refuseTmpfsOwners(plan["tmpfs"], resp)
-	}
+	resp.Diagnostics.Append(base.Refusals(r.Client.RefuseSandbox(ctx, plannedSandbox(plan, state)))...)
 	facts, err := r.Client.Facts(ctx)
-	if kind == engine.Kubernetes && err == nil {
-		r.planForCluster(plan, state, facts, resp)
-	} else if kind != engine.Kubernetes {
-		checkSeccompForEngine(plan["security_opts"], kind == engine.Podman, r.Client.Endpoint(), resp)
-		r.planHostPaths(ctx, facts, err, resp)
-	}
+	r.planHostPaths(ctx, facts, err, resp)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Engine limits not checked", fmt.Sprintf(
 			"Asking %s how much memory, how many CPUs and which runtimes it has, and which "+
@@ -56,50 +45,7 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 		warnUserNamespaces(plan["security_opts"], facts.Seccomp, r.Client.Endpoint(), resp)
 		return
 	}
-	if !r.Client.CanUpdateLimits(ctx) && !plan["restart"].Equal(state["restart"]) {
-		resp.RequiresReplace.Append(path.Root("restart"))
-	}
-	runtime := values.RawString(state["runtime"])
-	inPlace := r.Client.CanUpdateLimits(ctx) && facts.UpdatesLimitsInPlace(runtime)
-	if inPlace {
-		return
-	}
-	var changed []string
-	for _, name := range inPlaceLimits {
-		if !plan[name].Equal(state[name]) {
-			resp.RequiresReplace.Append(path.Root(name))
-			changed = append(changed, name)
-		}
-	}
-	if len(changed) == 0 {
-		return
-	}
-	why := fmt.Sprintf("the sandbox runs under the runtime %q, which cannot change the limits of a running "+
-		"sandbox (gVisor keeps the limits it started with)", runtimeName(runtime, facts))
-	switch {
-	case kind == engine.Kubernetes:
-		why = fmt.Sprintf("the sandbox runs on %s, where a pod's limits are fixed once it is made", r.Client.Where())
-	case !r.Client.CanUpdateLimits(ctx):
-		why = fmt.Sprintf("the engine at %s is %s, whose Docker-compatible API cannot change a container's "+
-			"limits", r.Client.Endpoint(), kind)
-	}
-	resp.Diagnostics.AddWarning("Limit change replaces the sandbox", fmt.Sprintf(
-		"Changing %s replaces the sandbox with a new one that has the new limits: %s.",
-		strings.Join(changed, ", "), why))
-}
-
-// refuseIgnoredRuntime refuses a runtime the engine would ignore.
-func (r *Resource) refuseIgnoredRuntime(ctx context.Context, runtime tftypes.Value, resp *resource.ModifyPlanResponse) {
-	if !runtime.IsKnown() || runtime.IsNull() || r.Client.HonoursRuntime(ctx) {
-		return
-	}
-	var name string
-	_ = runtime.As(&name)
-	resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime not honoured by this engine", fmt.Sprintf(
-		"The engine at %s is %s, whose Docker-compatible API ignores the runtime a container asks for and "+
-			"runs its own default runtime, so runtime = %q would not be honoured. Remove runtime and make "+
-			"the runtime Podman's default on that host (containers.conf: [engine] runtime = \"runsc\"), or "+
-			"place this sandbox on a Docker engine.", r.Client.Endpoint(), r.Client.Kind(ctx), name))
+	r.planFixed(ctx, plan, state, resp)
 }
 
 // checkAgainstEngine refuses, at plan time, memory and CPUs the engine does
@@ -130,11 +76,4 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 				strings.Join(slices.Sorted(maps.Keys(facts.Runtimes)), ", ")))
 		}
 	}
-}
-
-func runtimeName(runtime string, facts engine.Facts) string {
-	if runtime == "" {
-		return facts.DefaultRuntime
-	}
-	return runtime
 }

@@ -56,27 +56,6 @@ func TestLimitsTheEngineCannotApplyAreRefused(t *testing.T) {
 	}
 }
 
-// Docker takes a seccomp profile's content, Podman the path of one on its
-// host: each is refused the other form.
-func TestSeccompProfileInTheFormTheEngineTakes(t *testing.T) {
-	t.Parallel()
-	inline, file := `seccomp={"defaultAction":"SCMP_ACT_ERRNO"}`, "seccomp=/etc/containers/docker-seccomp.json"
-	for _, c := range []struct {
-		podman  bool
-		opt     string
-		refused bool
-	}{
-		{false, inline, false}, {false, file, true}, {true, inline, true}, {true, file, false},
-		{true, "seccomp=unconfined", false}, {false, "apparmor=docker-default", false},
-	} {
-		var resp resource.ModifyPlanResponse
-		checkSeccompForEngine(rawStrings(c.opt), c.podman, "unix:///x.sock", &resp)
-		if resp.Diagnostics.HasError() != c.refused {
-			t.Errorf("podman %v, %s: refused %v, want %v: %v", c.podman, c.opt, resp.Diagnostics.HasError(), c.refused, resp.Diagnostics)
-		}
-	}
-}
-
 // A new sandbox is warned when the engine's seccomp filter lets user
 // namespaces through, or there is none, unless it names a profile itself.
 func TestUserNamespaceWarning(t *testing.T) {

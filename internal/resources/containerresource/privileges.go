@@ -117,11 +117,11 @@ func securityOptValidator() validator.String {
 	desc := fmt.Sprintf("must be key=value with key one of %s (%s has its own attribute)",
 		strings.Join(securityOptKeys, ", "), noNewPrivileges)
 	return validators.String(desc, func(s string) string {
-		key, value, ok := splitSecurityOpt(s)
+		key, value, ok := engine.SplitSecurityOpt(s)
 		switch {
 		case !ok || value == "" || !slices.Contains(securityOptKeys, key):
 			return desc
-		case key == "seccomp" && value != "unconfined" && !isSeccompPath(value):
+		case key == "seccomp" && value != "unconfined" && !engine.IsSeccompPath(value):
 			if _, err := seccompDefaultAction(value); err != nil {
 				return "must give seccomp \"unconfined\", a seccomp profile in JSON, as " +
 					"seccomp=${file(\"profile.json\")} gives, or on Podman the absolute path of a profile on its " +
@@ -149,22 +149,12 @@ func seccompDefaultAction(profile string) (string, error) {
 	return p.DefaultAction, nil
 }
 
-// splitSecurityOpt splits a security option at its first '=' or, in the
-// engine's legacy form, ':'.
-func splitSecurityOpt(s string) (key, value string, ok bool) {
-	i := strings.IndexAny(s, "=:")
-	if i < 0 {
-		return s, "", false
-	}
-	return s[:i], s[i+1:], true
-}
-
 // unconfined says how a security option turns confinement off, or ""
 // when it does not: seccomp=unconfined or an allow-by-default profile,
 // apparmor=unconfined, systempaths=unconfined, label=disable (in either
 // separator form).
 func unconfined(opt string) string {
-	key, value, ok := splitSecurityOpt(opt)
+	key, value, ok := engine.SplitSecurityOpt(opt)
 	if !ok {
 		return ""
 	}
@@ -199,7 +189,7 @@ func (p *privilegesModel) observe(h *engine.HostConfig) {
 	var opts []string
 	nnp := false
 	for _, opt := range h.SecurityOpt {
-		if key, value, _ := splitSecurityOpt(opt); key == noNewPrivileges {
+		if key, value, _ := engine.SplitSecurityOpt(opt); key == noNewPrivileges {
 			nnp = value == "" || value == "true"
 			continue
 		}
@@ -241,42 +231,13 @@ func (p privilegesModel) validate() diag.Diagnostics {
 	return diags
 }
 
-// isSeccompPath reports whether a seccomp= value is a path, which only
-// Podman takes: the path of a profile on its own host.
-func isSeccompPath(value string) bool { return strings.HasPrefix(value, "/") }
-
-// checkSeccompForEngine refuses a seccomp profile in the form the engine
-// cannot take: Podman 4 reads a seccomp= value as the path of a profile on
-// its own host, so a profile given inline cannot reach it; Docker takes the
-// profile's content, so a path means nothing to it.
-func checkSeccompForEngine(opts tftypes.Value, podman bool, endpoint string, resp *resource.ModifyPlanResponse) {
-	for _, opt := range values.RawStrings(opts) {
-		key, value, _ := splitSecurityOpt(opt)
-		switch {
-		case key != "seccomp" || value == "unconfined":
-		case podman && !isSeccompPath(value):
-			resp.Diagnostics.AddAttributeError(path.Root("security_opts"), "Seccomp profile not accepted by Podman",
-				"The engine at "+endpoint+" is Podman, which reads a seccomp= value as the path of a profile on "+
-					"its own host, so a profile given inline cannot reach it. Put the profile on the Podman host "+
-					"and name it: security_opts = [\"seccomp=/path/on/that/host.json\"], or set it for every "+
-					"container there (containers.conf: [containers] seccomp_profile).")
-			return
-		case !podman && isSeccompPath(value):
-			resp.Diagnostics.AddAttributeError(path.Root("security_opts"), "Seccomp profile path not accepted by Docker",
-				"The engine at "+endpoint+" is Docker, which takes a seccomp profile's content, not a path: "+
-					"write seccomp=${file(\""+value+"\")} to send the file from the machine running Terraform.")
-			return
-		}
-	}
-}
-
 // warnUserNamespaces warns, at the plan of a new sandbox that names no
 // seccomp profile, when the engine's default filter is weaker than
 // Docker's: none at all, or Podman's stock profile, which lets a process
 // create user namespaces (Docker's refuses without CAP_SYS_ADMIN).
 func warnUserNamespaces(opts tftypes.Value, s engine.Seccomp, endpoint string, resp *resource.ModifyPlanResponse) {
 	for _, opt := range values.RawStrings(opts) {
-		if key, _, _ := splitSecurityOpt(opt); key == "seccomp" {
+		if key, _, _ := engine.SplitSecurityOpt(opt); key == "seccomp" {
 			return
 		}
 	}

@@ -124,7 +124,7 @@ func inlineProfileSteps(t *testing.T, name string) []resource.TestStep {
   security_opts    = ["seccomp={\"defaultAction\":\"SCMP_ACT_ALLOW\"}"]
   allow_unconfined = true
 `)
-	if acctest.Kind(t) == engine.Podman {
+	if acctest.IsPodman(t) {
 		return []resource.TestStep{{
 			Config:      config,
 			PlanOnly:    true,
@@ -207,7 +207,7 @@ func TestAccContainer_defaultSeccompBlocksUserNamespaces(t *testing.T) {
 // answers inside, not the host's.
 func TestAccContainer_gVisorRuntime(t *testing.T) {
 	name := acctest.Name(t)
-	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+	if acctest.RequireAcc(t); acctest.IsPodman(t) {
 		// Podman's Docker-compatible API would run runc instead: refused
 		// at plan time, before anything is created.
 		acctest.Test(t, []resource.TestStep{{
@@ -317,7 +317,7 @@ func TestAccContainer_gVisorLimitsCoverTheWholeSandbox(t *testing.T) {
   memory       = 64
   pids_limit   = 128
 `)
-	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+	if acctest.RequireAcc(t); acctest.IsPodman(t) {
 		acctest.Test(t, []resource.TestStep{{
 			Config: config, PlanOnly: true,
 			ExpectError: acctest.Phrase("whose Docker-compatible API ignores the runtime"),

@@ -37,6 +37,16 @@ func New() resource.Resource {
 // Resource manages one sandbox container.
 type Resource struct {
 	base.Resource
+	// images are the engine's image operations, for a missing image and
+	// the image derived for a read-only sandbox's files: nil on a backend
+	// without them (a cluster runs its nodes' images and mounts files).
+	images engine.Images
+}
+
+// Configure takes the provider's engine client, and its image operations.
+func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.Resource.Configure(ctx, req, resp)
+	r.images, _ = r.Client.(engine.Images)
 }
 
 // Metadata names the resource.
@@ -246,7 +256,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	if r.planClusterFiles(ctx, total, resp); resp.Diagnostics.HasError() {
+	if r.planFiles(ctx, total, resp); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files_sha256"), digests)...)

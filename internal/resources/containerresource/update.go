@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
 // The engine work behind Update: what can change in place (the name, the
@@ -40,7 +41,10 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 
 // rename gives the container its new name.
 func (r *Resource) rename(ctx context.Context, id, name string) diag.Diagnostics {
-	err := r.Client.RenameContainer(ctx, id, name)
+	renamer, err := base.Ability[engine.Renamer](r.Client, "renaming a sandbox")
+	if err == nil {
+		err = renamer.RenameContainer(ctx, id, name)
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -60,7 +64,11 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	if want == state.engineLimits() {
 		return diags
 	}
-	if err := r.Client.UpdateLimits(ctx, id, want); err != nil {
+	updater, err := base.Ability[engine.LimitUpdater](r.Client, "changing a running sandbox's limits")
+	if err == nil {
+		err = updater.UpdateLimits(ctx, id, want)
+	}
+	if err != nil {
 		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
 			"Changing the limits of container %s on %s failed: %s", engine.ShortID(id), r.Client.Where(), engine.Brief(err)))
 		return diags
@@ -84,7 +92,11 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 	if plan.Restart.Equal(state.Restart) || plan.Restart.IsUnknown() {
 		return diags
 	}
-	if err := r.Client.UpdateRestartPolicy(ctx, id, plan.Restart.ValueString()); err != nil {
+	updater, err := base.Ability[engine.RestartUpdater](r.Client, "changing a sandbox's restart policy")
+	if err == nil {
+		err = updater.UpdateRestartPolicy(ctx, id, plan.Restart.ValueString())
+	}
+	if err != nil {
 		diags.AddAttributeError(path.Root("restart"), "Cannot change restart policy", fmt.Sprintf(
 			"The engine at %s refused restart = %q for container %s: %v", r.Client.Endpoint(),
 			plan.Restart.ValueString(), engine.ShortID(id), err))
@@ -101,7 +113,11 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	}
 	if c.State.Paused {
 		// The engine neither starts nor stops a paused container.
-		if err := r.Client.UnpauseContainer(ctx, id); err != nil {
+		unpauser, err := base.Ability[engine.Unpauser](r.Client, "unpausing a sandbox")
+		if err == nil {
+			err = unpauser.UnpauseContainer(ctx, id)
+		}
+		if err != nil {
 			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on %s failed: %v", engine.ShortID(id), r.Client.Where(), err))
 			return diags
 		}

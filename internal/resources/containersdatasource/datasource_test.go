@@ -46,14 +46,14 @@ func TestAccContainersDataSource_auditsIsolation(t *testing.T) {
 		return api.ContainerStart(ctx, c.ID, container.StartOptions{})
 	}
 	breach := "the engine has attached it to network \"bridge\""
-	if acctest.Kind(t) == engine.Podman {
+	if acctest.IsPodman(t) {
 		breach = "the engine reports network mode"
 	}
 	setUp := acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
 		if err := start(ctx, api, "-a-isolated", "a", "none"); err != nil {
 			return err
 		}
-		if acctest.Kind(t) == engine.Podman {
+		if acctest.IsPodman(t) {
 			// Podman refuses to re-attach an isolated container: this one
 			// was made with a network.
 			if err := start(ctx, api, "-b-breached", "b", container.NetworkMode(acctest.DefaultNetwork(t))); err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
@@ -25,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/timeouts"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
@@ -147,27 +147,14 @@ func (c commandModel) successCodes(ctx context.Context) []int64 {
 	return codes
 }
 
-// onCluster refuses, on a Kubernetes cluster, what the API cannot give a
-// command: the exec of a pod takes no environment, user or working
-// directory of its own (it runs as the sandbox's main process does).
-func (c commandModel) onCluster(ctx context.Context, client engine.Sandboxes, secretEnv bool) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if client == nil || client.Kind(ctx) != engine.Kubernetes {
-		return diags
+// refused is what the backend refuses of the command (engine.Rules): on
+// a cluster, an environment, user or working directory of its own.
+// secretEnv says env_wo is set.
+func (c commandModel) refused(ctx context.Context, client engine.Engine, secretEnv bool) diag.Diagnostics {
+	if client == nil {
+		return nil
 	}
-	for _, a := range []struct {
-		name string
-		set  bool
-	}{
-		{"env", !c.Env.IsNull()}, {"env_wo", secretEnv}, {"user", !c.User.IsNull()}, {"working_dir", !c.WorkingDir.IsNull()},
-	} {
-		if a.set {
-			diags.AddAttributeError(path.Root(a.name), "Not possible on a Kubernetes cluster", fmt.Sprintf(
-				"Remove %s: a command run in a pod through the Kubernetes API (%s) has no environment, user or "+
-					"working directory of its own, and runs as the sandbox's main process does. Give the "+
-					"sandbox_container what the command needs, or run it through a shell that sets it.",
-				a.name, client.Where()))
-		}
-	}
-	return diags
+	return base.Refusals(client.RefuseCommand(ctx, engine.PlannedCommand{Set: map[string]bool{
+		"env": !c.Env.IsNull(), "env_wo": secretEnv, "user": !c.User.IsNull(), "working_dir": !c.WorkingDir.IsNull(),
+	}}))
 }

@@ -154,7 +154,7 @@ func (e *Ephemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *e
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(m.onCluster(ctx, e.Client, false)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(m.refused(ctx, e.Client, false)...); resp.Diagnostics.HasError() {
 		return
 	}
 	res, diags := runIn(ctx, e.Client, run{

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // hostile is a command that turns the sandbox against the provider's kill:
@@ -91,7 +90,7 @@ func TestAccExec_ctrlCKillsWhatTheSandboxHides(t *testing.T) {
 // Under gVisor the engine cannot list a sandbox's processes, so a timed-out
 // command is stopped by restarting the sandbox, and the error says why.
 func TestAccExec_timeoutUnderGVisorRestarts(t *testing.T) {
-	if acctest.RequireAcc(t); acctest.Kind(t) == engine.Podman {
+	if acctest.RequireAcc(t); acctest.IsPodman(t) {
 		t.Skip("Podman's Docker-compatible API ignores the runtime: no gVisor there (refused at plan, " +
 			"see TestAccContainer_hardenedExample)")
 	}

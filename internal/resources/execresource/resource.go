@@ -135,5 +135,5 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(plan.onCluster(ctx, r.Client, len(secretEnv) > 0)...)
+	resp.Diagnostics.Append(plan.refused(ctx, r.Client, len(secretEnv) > 0)...)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
@@ -53,7 +54,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(base.DockerOnly(ctx, d.Client, "data \"sandbox_file\"",
+	if resp.Diagnostics.Append(base.Requires[engine.FileReader](d.Client, "data \"sandbox_file\"",
 		"The Kubernetes API reads a pod's files only by running a program inside it, which the sandbox's own "+
 			"code may have replaced; have the agent write its result where you collect it instead.")...); resp.Diagnostics.HasError() {
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
 // read reads the file into m.
@@ -56,7 +57,11 @@ func (d *DataSource) read(ctx context.Context, m *dataModel) diag.Diagnostics {
 	if !m.MaxSize.IsNull() {
 		limit = m.MaxSize.ValueInt64()
 	}
-	content, err := d.Client.ReadFile(ctx, id, file, limit)
+	reader, err := base.Ability[engine.FileReader](d.Client, "reading a file out of a sandbox")
+	var content []byte
+	if err == nil {
+		content, err = reader.ReadFile(ctx, id, file, limit)
+	}
 	if err != nil {
 		diags.Append(readDiagnostics(err, name, file, d.Client.Endpoint())...)
 		return diags
@@ -75,13 +80,14 @@ func (d *DataSource) mounter(ctx context.Context, volume string) (engine.VolumeU
 			"volume %q on the engine at %s failed: %s.", volume, d.Client.Endpoint(), engine.Brief(err)))
 		return engine.VolumeUser{}, diags
 	}
-	podman := d.Client.Kind(ctx) == engine.Podman
+	facts, err := d.Client.Facts(ctx)
+	onlyRunning := err == nil && facts.ReadsOnlyRunning
 	var stopped *engine.VolumeUser
 	for i, u := range users {
 		if u.Running {
 			return u, diags
 		}
-		if stopped == nil && !podman {
+		if stopped == nil && !onlyRunning {
 			stopped = &users[i]
 		}
 	}

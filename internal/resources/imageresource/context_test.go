@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // A context that is a symlink to a directory builds that directory, and
@@ -99,7 +98,7 @@ func TestAccImage_ctrlCDuringTheBuildLeavesNothing(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	if acctest.Kind(t) == engine.Podman {
+	if acctest.IsPodman(t) {
 		time.Sleep((stepSeconds + 4) * time.Second) // the build Podman went on with ends
 		tf.Run("apply", "-auto-approve")
 	}

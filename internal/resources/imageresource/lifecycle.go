@@ -35,7 +35,10 @@ func (m resourceModel) digest() (string, error) {
 // free for this provider to tag, then builds, streaming the context as a
 // tar and the output to the log.
 func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics {
-	var diags diag.Diagnostics
+	diags := r.needsImages()
+	if diags.HasError() {
+		return diags
+	}
 	dir, name := m.Context.ValueString(), tagged(m.Name.ValueString())
 	files, err := walkContext(dir, m.Dockerfile.ValueString())
 	var sum string
@@ -57,7 +60,7 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 		return append(diags, d)
 	}
 	// What an earlier build of this configuration, cut off, left behind.
-	_ = r.Client.RemoveLeftBuilds(ctx, labelOwner, owner) // best effort: the build goes on
+	_ = r.images.RemoveLeftBuilds(ctx, labelOwner, owner) // best effort: the build goes on
 
 	labels := m.inputs().labels
 	maps.Copy(labels, engine.OwnershipLabels(resourceType))
@@ -66,7 +69,7 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	tarball, w := io.Pipe()
 	go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
 	defer func() { _ = tarball.Close() }()
-	id, err := r.Client.BuildImage(ctx, engine.BuildSpec{
+	id, err := r.images.BuildImage(ctx, engine.BuildSpec{
 		Context: tarball, Dockerfile: m.Dockerfile.ValueString(), Tag: name,
 		BuildArgs: m.inputs().args, Target: m.Target.ValueString(), Labels: labels,
 	}, func(line string) { tflog.Info(ctx, line, map[string]any{"image": name}) })
@@ -115,9 +118,12 @@ func (r *Resource) checkNameFree(ctx context.Context, name, owner string) diag.D
 // stays, and the error names the containers; an image this provider's
 // labels do not prove it built stays too.
 func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
-	var diags diag.Diagnostics
+	diags := r.needsImages()
+	if diags.HasError() {
+		return diags
+	}
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
-	img, err := r.Client.InspectImage(ctx, id)
+	img, err := r.images.InspectImage(ctx, id)
 	if engine.IsNotFound(err) {
 		return diags
 	}
@@ -144,14 +150,14 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	if len(others) > 0 {
 		// Other tags keep the image: only this resource's tag goes.
 		if ownTag {
-			err = r.Client.RemoveImage(ctx, name)
+			err = r.images.RemoveImage(ctx, name)
 		}
 	} else {
-		users, listErr := r.Client.ContainersUsingImage(ctx, id)
+		users, listErr := r.images.ContainersUsingImage(ctx, id)
 		if listErr == nil && len(users) > 0 {
 			return append(diags, r.inUse(name, id, users))
 		}
-		err = r.Client.RemoveImage(ctx, id)
+		err = r.images.RemoveImage(ctx, id)
 	}
 	switch {
 	case err == nil || engine.IsNotFound(err):
@@ -185,10 +191,13 @@ func sameTag(a, b string) bool {
 // refresh checks that the image is still on the engine and whether its
 // name still names it, and reports whether the image exists.
 func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
+	diags := r.needsImages()
+	if diags.HasError() {
+		return false, diags
+	}
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
 	// One call when the name still names the image, as it mostly does.
-	current, err := r.Client.TagImageID(ctx, name)
+	current, err := r.images.TagImageID(ctx, name)
 	if err != nil {
 		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s",
 			name, r.Client.Endpoint(), engine.Brief(err)))
@@ -198,7 +207,7 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 	if current == id {
 		return true, diags
 	}
-	if _, err := r.Client.InspectImage(ctx, id); engine.IsNotFound(err) {
+	if _, err := r.images.InspectImage(ctx, id); engine.IsNotFound(err) {
 		return false, diags
 	} else if err != nil {
 		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting image %s (%s) on the Docker engine at %s "+
@@ -218,12 +227,15 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 // retag makes the image's name name it again, unless another
 // sandbox_image's image holds the name now (owner.go).
 func (r *Resource) retag(ctx context.Context, m resourceModel) diag.Diagnostics {
-	var diags diag.Diagnostics
+	diags := r.needsImages()
+	if diags.HasError() {
+		return diags
+	}
 	id, name := m.ImageID.ValueString(), tagged(m.Name.ValueString())
 	if holder, img, err := r.nameHolder(ctx, name, m.owner()); err == nil && holder == othersImage {
 		return append(diags, r.othersNameDiagnostic(name, img))
 	}
-	if err := r.Client.TagImage(ctx, id, name); err != nil {
+	if err := r.images.TagImage(ctx, id, name); err != nil {
 		diags.AddError("Cannot tag image", fmt.Sprintf("Tagging image %s as %s on the Docker engine at %s failed: %s",
 			engine.ShortID(id), name, r.Client.Endpoint(), engine.Brief(err)))
 	}

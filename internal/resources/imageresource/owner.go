@@ -50,14 +50,14 @@ const (
 
 // nameHolder says whose image the name tags now, and which image it is.
 func (r *Resource) nameHolder(ctx context.Context, name, owner string) (holder, engine.Image, error) {
-	img, err := r.Client.InspectImage(ctx, name)
+	img, err := r.images.InspectImage(ctx, name)
 	if engine.IsNotFound(err) {
 		return holdsNothing, img, nil
 	}
 	if err != nil {
 		return holdsNothing, img, err
 	}
-	built, err := r.Client.BuiltByProvider(ctx, img)
+	built, err := r.images.BuiltByProvider(ctx, img)
 	switch {
 	case err != nil:
 		return holdsNothing, img, err

@@ -8,10 +8,12 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
@@ -34,11 +36,26 @@ func New() resource.Resource {
 // Resource manages one image built on the engine.
 type Resource struct {
 	base.Resource
+	// images are the engine's image operations: nil on a backend without
+	// them, which needsImages refuses before any engine call.
+	images engine.Images
 }
 
 // Metadata names the resource.
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_image"
+}
+
+// Configure takes the provider's engine client, and its image operations.
+func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.Resource.Configure(ctx, req, resp)
+	r.images, _ = r.Client.(engine.Images)
+}
+
+// needsImages refuses every engine call on a backend without images.
+func (r *Resource) needsImages() diag.Diagnostics {
+	return base.Requires[engine.Images](r.Client, "sandbox_image", "On a cluster, build and push the image "+
+		"with your registry's tooling, and give its reference to sandbox_container.image.")
 }
 
 // Schema describes the resource.
@@ -139,9 +156,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	if resp.Diagnostics.Append(base.DockerOnly(ctx, r.Client, "sandbox_image",
-		"On a cluster, build and push the image with your registry's tooling, and give its reference "+
-			"to sandbox_container.image.")...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(r.needsImages()...); resp.Diagnostics.HasError() {
 		return
 	}
 	var plan resourceModel

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
 
 // create makes the volume and seeds it, and returns its tokens. A volume
@@ -107,7 +108,11 @@ func (r *Resource) seed(ctx context.Context, m resourceModel, token string) erro
 	pr, pw := io.Pipe()
 	go func() { _ = pw.CloseWithError(m.writeTar(pw)) }()
 	defer func() { _ = pr.Close() }()
-	return r.Client.SeedVolume(ctx, m.Name.ValueString(), token, pr)
+	seeder, err := base.Ability[engine.VolumeSeeder](r.Client, "seeding a volume")
+	if err != nil {
+		return err
+	}
+	return seeder.SeedVolume(ctx, m.Name.ValueString(), token, pr)
 }
 
 func nameTakenDetail(e *engine.VolumeNameTakenError, on engine.Engine) string {
@@ -155,7 +160,11 @@ func (r *Resource) remove(ctx context.Context, m resourceModel, t tokens) diag.D
 	var diags diag.Diagnostics
 	name := m.Name.ValueString()
 	if t.seed != "" {
-		if err := r.Client.CleanUpSeed(ctx, t.seed); err != nil {
+		seeder, err := base.Ability[engine.VolumeSeeder](r.Client, "seeding a volume")
+		if err == nil {
+			err = seeder.CleanUpSeed(ctx, t.seed)
+		}
+		if err != nil {
 			diags.AddError("Cannot remove what a seeding left", fmt.Sprintf("Removing the helper container "+
 				"and image that the failed seeding of the volume %q left on the engine at %s failed: %s. Run "+
 				"the destroy again.", name, r.Client.Endpoint(), engine.Brief(err)))

@@ -153,8 +153,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if r.Client != nil && r.Client.Kind(ctx) == engine.Kubernetes {
-		if plan.planForCluster(r.Client.Where(), resp); resp.Diagnostics.HasError() {
+	if r.Client != nil {
+		if resp.Diagnostics.Append(base.Refusals(r.Client.RefuseVolume(ctx, plan.planned()))...); resp.Diagnostics.HasError() {
 			return
 		}
 	}

@@ -104,7 +104,7 @@ func TestAccVolume_memoryVolumeIsBounded(t *testing.T) {
 func quotasOn(t *testing.T, name string) bool {
 	acctest.RequireAcc(t)
 	opts := map[string]string{"size": "1048576"}
-	if acctest.Engine(t).Kind(context.Background()) == engine.Podman {
+	if acctest.IsPodman(t) {
 		opts = map[string]string{"o": "size=1048576"}
 	}
 	api := acctest.Docker(t)

@@ -1,0 +1,190 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// What a sandbox, a command or a volume on a cluster cannot have
+// (engine.Rules). A pod carries no host ports, host paths or /dev/shm
+// size, nor files beyond what its Secret holds, cannot be stopped and
+// kept, renamed or changed in place, and names its user by number; a
+// command run through the API has no environment, user or working
+// directory of its own; a claim is on disk, has a size and is filled by
+// no seed. Each is refused on its attribute, at plan when its value is
+// known then and at apply otherwise; the limits a pod cannot carry
+// (memory_swap, pids_limit, ulimits) are refused with the other engines'
+// through engine.Facts.
+
+// refusedAttributes are the attributes a sandbox on a cluster cannot set,
+// and why.
+var refusedAttributes = []struct{ attr, why string }{
+	{"ports", "a sandbox on a cluster has no network, so no port can reach it"},
+	{"shm_size", "a pod's /dev/shm is the runtime's; mount a tmpfs where the sandbox needs more"},
+}
+
+// filesBytes bounds a sandbox's files on a cluster: they travel in its
+// Secret, which the API server takes up to 1 MiB, with room for the
+// write-only environment beside them.
+const filesBytes = 1_000_000
+
+// securityOpts are the security options a pod carries.
+var securityOpts = []string{"no-new-privileges", "no-new-privileges=true", "no-new-privileges:true",
+	"no-new-privileges=false", "no-new-privileges:false", "seccomp=unconfined", "seccomp:unconfined"}
+
+// objectName is a Kubernetes object's name (a pod's, a claim's): a DNS
+// subdomain, lower case.
+var objectName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// objectNameOK reports whether name may name a pod or a persistent volume
+// claim: lower-case letters, digits, '-' and '.', at most 253 characters,
+// starting and ending with a letter or digit.
+func objectNameOK(name string) bool { return len(name) <= 253 && objectName.MatchString(name) }
+
+// RefuseSandbox refuses what a pod cannot carry.
+func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []engine.Refusal {
+	var out []engine.Refusal
+	refuse := func(attr, key, summary, detail string) {
+		out = append(out, engine.Refusal{Attribute: attr, Key: key, Summary: summary,
+			Detail: detail + " (on " + c.Where() + ")."})
+	}
+	spec := p.Spec
+	for _, a := range refusedAttributes {
+		if p.Sets(a.attr, (a.attr == "ports" && len(spec.Ports) > 0) || (a.attr == "shm_size" && spec.ShmSize != 0)) {
+			refuse(a.attr, "", "Not possible on a Kubernetes cluster",
+				fmt.Sprintf("Remove %s, or place this sandbox on a Docker engine: %s", a.attr, a.why))
+		}
+	}
+	if spec.Name != "" && !objectNameOK(spec.Name) {
+		refuse("name", "", "Name not allowed on a Kubernetes cluster", fmt.Sprintf("name = %q names a pod, "+
+			"which takes lower-case letters, digits, '-' and '.', at most 253 characters, starting and ending "+
+			"with a letter or digit", spec.Name))
+	}
+	if _, _, err := numericUser(spec.User); spec.User != "" && err != nil {
+		refuse("user", "", "User not allowed on a Kubernetes cluster", fmt.Sprintf("user = %q: a pod names "+
+			"its user by number, as \"UID\" or \"UID:GID\"", spec.User))
+	}
+	if p.Stopped {
+		refuse("running", "", "Not possible on a Kubernetes cluster", "running = false: a pod cannot be "+
+			"made and kept stopped; leave running unset")
+	}
+	for _, opt := range spec.SecurityOpt {
+		if !slices.Contains(securityOpts, opt) {
+			refuse("security_opts", "", "Security option not possible on a Kubernetes cluster",
+				fmt.Sprintf("security_opts holds %q; a pod carries only no-new-privileges and seccomp=unconfined "+
+					"(its default is the runtime's seccomp profile)", opt))
+		}
+	}
+	for _, target := range slices.Sorted(maps.Keys(spec.Tmpfs)) {
+		for _, opt := range strings.Split(spec.Tmpfs[target], ",") {
+			if key, _, _ := strings.Cut(opt, "="); key != "" && key != "size" {
+				refuse("tmpfs", target, "tmpfs option not possible on a Kubernetes cluster",
+					fmt.Sprintf("tmpfs[%q] sets %q; a pod's memory-backed volume takes only size", target, opt))
+			}
+		}
+	}
+	for _, m := range spec.Mounts {
+		if m.HostPath != "" {
+			refuse("mounts", m.Target, "Host path not possible on a Kubernetes cluster", fmt.Sprintf("mounts[%q] "+
+				"mounts a host path, and which node's path a pod would see is the scheduler's choice; mount a "+
+				"sandbox_volume, which is a persistent volume claim on a cluster", m.Target))
+		}
+	}
+	out = append(out, c.refuseRuntime(ctx, spec.Runtime)...)
+	if p.FilesBytes > filesBytes {
+		out = append(out, engine.Refusal{Attribute: "files", Summary: "Files too large for a Kubernetes cluster",
+			Detail: fmt.Sprintf("The files have %d bytes, more than the %d a sandbox's files may have on a "+
+				"cluster, where they travel in the sandbox's Secret. Build larger files into the image instead "+
+				"(on %s).", p.FilesBytes, filesBytes, c.Where())})
+	}
+	return out
+}
+
+// refuseRuntime refuses a runtime other than the cluster's class for
+// sandboxes, or its handler.
+func (c *Client) refuseRuntime(ctx context.Context, runtime string) []engine.Refusal {
+	if runtime == "" {
+		return nil
+	}
+	facts, err := c.Facts(ctx)
+	if _, ok := facts.Runtimes[runtime]; err != nil || ok {
+		return nil
+	}
+	return []engine.Refusal{{Attribute: "runtime", Summary: "Runtime not possible on this cluster",
+		Detail: fmt.Sprintf("runtime = %q: every sandbox on a cluster runs in RuntimeClass %q, whose pods have "+
+			"no network (the provider's kubernetes.runtime_class); leave runtime unset, or name that class or "+
+			"its handler %q (on %s).", runtime, facts.DefaultRuntime, facts.Runtimes[facts.DefaultRuntime],
+			c.Where())}}
+}
+
+// FixedInPlace: a pod's name, restart policy and resources are fixed once
+// it is made, and one that ended (its main process exited under restart =
+// "no") cannot be started again.
+func (c *Client) FixedInPlace(context.Context, string) []engine.Fixed {
+	return []engine.Fixed{{Attributes: []string{"name", "running", "restart"}}, {Attributes: engine.LimitAttributes,
+		Why: fmt.Sprintf("the sandbox runs on %s, where a pod's limits are fixed once it is made", c.Where())}}
+}
+
+// RefuseCommand refuses what the API cannot give a command: the exec of a
+// pod takes no environment, user or working directory of its own (it
+// runs as the sandbox's main process does).
+func (c *Client) RefuseCommand(_ context.Context, p engine.PlannedCommand) []engine.Refusal {
+	var out []engine.Refusal
+	for _, a := range []struct {
+		name string
+		set  bool
+	}{
+		{"env", p.Sets("env", len(p.Spec.Env) > 0)}, {"env_wo", p.Set["env_wo"]},
+		{"user", p.Sets("user", p.Spec.User != "")}, {"working_dir", p.Sets("working_dir", p.Spec.WorkingDir != "")},
+	} {
+		if a.set {
+			out = append(out, engine.Refusal{Attribute: a.name, Summary: "Not possible on a Kubernetes cluster",
+				Detail: fmt.Sprintf("Remove %s: a command run in a pod through the Kubernetes API (%s) has no "+
+					"environment, user or working directory of its own, and runs as the sandbox's main process "+
+					"does. Give the sandbox_container what the command needs, or run it through a shell that "+
+					"sets it.", a.name, c.Where())})
+		}
+	}
+	return out
+}
+
+// RefuseVolume refuses what a claim cannot be: a memory volume (a
+// sandbox's tmpfs is its scratch space on a cluster), a seed (a claim is
+// filled only through a pod that mounts it, whose code the provider does
+// not trust), an owner (which the storage driver decides), and a claim
+// without a size (a claim asks for one).
+func (c *Client) RefuseVolume(_ context.Context, p engine.PlannedVolume) []engine.Refusal {
+	var out []engine.Refusal
+	refuse := func(attr, summary, detail string) {
+		out = append(out, engine.Refusal{Attribute: attr, Summary: summary, Detail: detail + " (on " + c.Where() + ")."})
+	}
+	if name := p.Spec.Name; name != "" && !objectNameOK(name) {
+		refuse("name", "Name not allowed on a Kubernetes cluster", fmt.Sprintf("name = %q names a persistent "+
+			"volume claim, which takes lower-case letters, digits, '-' and '.', at most 253 characters, "+
+			"starting and ending with a letter or digit", name))
+	}
+	if !p.Sets("size_mb", p.Spec.Size > 0) {
+		refuse("size_mb", "Size needed on a Kubernetes cluster", "A volume on a cluster is a persistent volume "+
+			"claim, which asks its StorageClass for a size: set size_mb, such as size_mb = 1024")
+	}
+	if p.Spec.InMemory {
+		refuse("medium", "Memory volume not possible on a Kubernetes cluster", `medium = "memory": a claim is `+
+			`on disk. Give each sandbox its scratch space with sandbox_container.tmpfs instead, or use `+
+			`medium = "disk"`)
+	}
+	for _, attr := range []string{"source", "reseed", "owner"} {
+		if p.Set[attr] {
+			refuse(attr, "Seeding not possible on a Kubernetes cluster", fmt.Sprintf("Remove %s: a claim "+
+				"is filled only by a pod that mounts it, and its root's owner is the storage driver's. Build "+
+				"the files into the image, or give them to the sandbox with sandbox_container.files, and copy "+
+				"them into the volume from there", attr))
+		}
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"strings"
+)
+
+// Rules are what a backend refuses of a sandbox, a command or a volume, and
+// what it cannot change on a sandbox it made. Each backend holds its own,
+// once: the plan asks them so that a refusal lands on its attribute before
+// anything is made, and the backend's own apply asks the same function, so
+// that a value known only at apply is refused there, in the same words,
+// before the engine is asked for anything.
+type Rules interface {
+	// RefuseSandbox is what the backend refuses of a planned sandbox.
+	RefuseSandbox(ctx context.Context, p PlannedSandbox) []Refusal
+	// FixedInPlace are the attributes of a sandbox under runtime ("" for
+	// the engine's default) that the backend cannot change once it made
+	// the sandbox: a change replaces it.
+	FixedInPlace(ctx context.Context, runtime string) []Fixed
+	// RefuseCommand is what the backend refuses of a command run in a
+	// sandbox (sandbox_exec).
+	RefuseCommand(ctx context.Context, p PlannedCommand) []Refusal
+	// RefuseVolume is what the backend refuses of a planned volume.
+	RefuseVolume(ctx context.Context, p PlannedVolume) []Refusal
+}
+
+// Refusal is one thing a backend refuses: the attribute it is about (and
+// the key of the map entry, when it is about one), a summary, and a detail
+// that says why, names the engine and gives the fix.
+type Refusal struct {
+	Attribute string
+	Key       string
+	Summary   string
+	Detail    string
+}
+
+// At is where the refusal is, as a message names it: "mounts[/work]".
+func (r Refusal) At() string {
+	if r.Key == "" {
+		return r.Attribute
+	}
+	return r.Attribute + "[" + r.Key + "]"
+}
+
+// Fixed are attributes a backend cannot change on a sandbox it made. Why,
+// when set, is told in the plan's warning that the change replaces the
+// sandbox.
+type Fixed struct {
+	Attributes []string
+	Why        string
+}
+
+// LimitAttributes are the attributes of a sandbox's Limits, which an
+// engine with a LimitUpdater changes in place.
+var LimitAttributes = []string{"memory", "memory_swap", "cpus", "pids_limit"}
+
+// PlannedSandbox is a sandbox as the plan or the apply knows it. At plan,
+// Spec holds only what is known (a value known only at apply is left
+// out), and Set names the attributes the configuration sets whatever
+// their value; at apply, Spec is whole and Set is empty.
+type PlannedSandbox struct {
+	Spec ContainerSpec
+	Set  map[string]bool
+	// FilesBytes is the size of the sandbox's files.
+	FilesBytes int
+	// Stopped is a sandbox to be made and not started (running = false).
+	Stopped bool
+}
+
+// Sets reports whether the sandbox sets attr: the plan says so, or the
+// spec's value for it is not empty.
+func (p PlannedSandbox) Sets(attr string, inSpec bool) bool { return p.Set[attr] || inSpec }
+
+// PlannedCommand is a command to run in a sandbox, as PlannedSandbox is a
+// sandbox.
+type PlannedCommand struct {
+	Spec ExecSpec
+	Set  map[string]bool
+}
+
+// Sets reports whether the command sets attr (see PlannedSandbox.Sets).
+func (p PlannedCommand) Sets(attr string, inSpec bool) bool { return p.Set[attr] || inSpec }
+
+// PlannedVolume is a volume, as PlannedSandbox is a sandbox.
+type PlannedVolume struct {
+	Spec VolumeSpec
+	Set  map[string]bool
+}
+
+// Sets reports whether the volume sets attr (see PlannedSandbox.Sets).
+func (p PlannedVolume) Sets(attr string, inSpec bool) bool { return p.Set[attr] || inSpec }
+
+// RefusedError is what an apply meets that the backend's rules refuse: a
+// value the plan could not check because it was known only at apply.
+type RefusedError struct{ Refusals []Refusal }
+
+func (e *RefusedError) Error() string {
+	parts := make([]string, 0, len(e.Refusals))
+	for _, r := range e.Refusals {
+		parts = append(parts, r.At()+": "+r.Summary+": "+r.Detail)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// InvalidParameter classifies the error for errdefs.
+func (e *RefusedError) InvalidParameter() {}
+
+// Refused is the error for refusals, nil when there are none.
+func Refused(refusals []Refusal) error {
+	if len(refusals) == 0 {
+		return nil
+	}
+	return &RefusedError{Refusals: refusals}
+}

@@ -1,0 +1,47 @@
+package containerresource
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// The plan gives the backend's rules only what it knows: a value known
+// only at apply is left out of the spec (the backend refuses it at apply),
+// except that an attribute refused whatever its value is marked set.
+func TestPlannedSandboxHoldsOnlyWhatIsKnown(t *testing.T) {
+	t.Parallel()
+	unknown := tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	mountType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"host_path": tftypes.String}}
+	plan := map[string]tftypes.Value{
+		"name":          unknown,
+		"user":          tftypes.NewValue(tftypes.String, "agent"),
+		"runtime":       tftypes.NewValue(tftypes.String, nil),
+		"security_opts": rawStrings("no-new-privileges"),
+		"ports":         tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, tftypes.UnknownValue),
+		"shm_size":      tftypes.NewValue(tftypes.Number, nil),
+		"running":       tftypes.NewValue(tftypes.Bool, false),
+		"mounts": tftypes.NewValue(tftypes.Map{ElementType: mountType}, map[string]tftypes.Value{
+			"/known":   tftypes.NewValue(mountType, map[string]tftypes.Value{"host_path": tftypes.NewValue(tftypes.String, "/srv")}),
+			"/unknown": tftypes.NewValue(mountType, map[string]tftypes.Value{"host_path": unknown}),
+		}),
+	}
+	p := plannedSandbox(plan, nil)
+	if p.Spec.Name != "" || p.Spec.User != "agent" || p.Spec.Runtime != "" ||
+		!slices.Equal(p.Spec.SecurityOpt, []string{"no-new-privileges"}) {
+		t.Errorf("spec %+v", p.Spec)
+	}
+	if !p.Set["ports"] || p.Set["shm_size"] {
+		t.Errorf("set %v: want ports (known only at apply) and not shm_size (null)", p.Set)
+	}
+	if len(p.Spec.Mounts) != 1 || p.Spec.Mounts[0].Target != "/known" || p.Spec.Mounts[0].HostPath != "/srv" {
+		t.Errorf("mounts %+v: want only the known host path", p.Spec.Mounts)
+	}
+	if !p.Stopped {
+		t.Error("a new sandbox with running = false is not planned stopped")
+	}
+	if plannedSandbox(plan, plan).Stopped {
+		t.Error("a sandbox that exists is planned as made stopped")
+	}
+}
