@@ -94,7 +94,7 @@ func imageDestroyed(t *testing.T, attrs map[string]string) error {
 type EngineCheck struct {
 	T       *testing.T
 	Address string
-	Check   func(ctx context.Context, c engine.Container) error
+	Check   func(ctx context.Context, c engine.Sandbox) error
 }
 
 // CheckState implements statecheck.StateCheck.
@@ -124,8 +124,8 @@ func (e EngineCheck) CheckState(ctx context.Context, req statecheck.CheckStateRe
 // ExpectIsolated checks, through the engine and from inside the running
 // container, that the sandbox at address has no network but loopback.
 func ExpectIsolated(t *testing.T, address string) statecheck.StateCheck {
-	return EngineCheck{T: t, Address: address, Check: func(ctx context.Context, c engine.Container) error {
-		if v := isolation.Assess(c); !v.Isolated {
+	return EngineCheck{T: t, Address: address, Check: func(ctx context.Context, c engine.Sandbox) error {
+		if v := isolation.Assess(c.Network); !v.Isolated {
 			return fmt.Errorf("engine shows the sandbox is not isolated: %s", v.Reason)
 		}
 		if !c.State.Running {
@@ -137,8 +137,8 @@ func ExpectIsolated(t *testing.T, address string) statecheck.StateCheck {
 
 // ExpectEngine checks a condition on the container at address as the
 // engine shows it.
-func ExpectEngine(t *testing.T, address string, check func(c engine.Container) error) statecheck.StateCheck {
-	return EngineCheck{T: t, Address: address, Check: func(_ context.Context, c engine.Container) error {
+func ExpectEngine(t *testing.T, address string, check func(c engine.Sandbox) error) statecheck.StateCheck {
+	return EngineCheck{T: t, Address: address, Check: func(_ context.Context, c engine.Sandbox) error {
 		return check(c)
 	}}
 }
@@ -146,7 +146,7 @@ func ExpectEngine(t *testing.T, address string, check func(c engine.Container) e
 // ExpectInside checks a condition from inside the running container at
 // address.
 func ExpectInside(t *testing.T, address string, check func(ctx context.Context, id string) error) statecheck.StateCheck {
-	return EngineCheck{T: t, Address: address, Check: func(ctx context.Context, c engine.Container) error {
+	return EngineCheck{T: t, Address: address, Check: func(ctx context.Context, c engine.Sandbox) error {
 		return check(ctx, c.ID)
 	}}
 }

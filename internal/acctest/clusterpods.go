@@ -29,8 +29,8 @@ func Pod(ctx context.Context, t *testing.T, name string) (*corev1.Pod, error) {
 }
 
 // ClusterCheck checks a condition on the sandbox at address, as the
-// backend shows it (engine.Container) and as the cluster has its pod.
-func ClusterCheck(t *testing.T, address string, check func(ctx context.Context, c engine.Container, pod *corev1.Pod) error) statecheck.StateCheck {
+// backend shows it (engine.Sandbox) and as the cluster has its pod.
+func ClusterCheck(t *testing.T, address string, check func(ctx context.Context, c engine.Sandbox, pod *corev1.Pod) error) statecheck.StateCheck {
 	return clusterCheck{t: t, address: address, check: check}
 }
 
@@ -38,7 +38,7 @@ func ClusterCheck(t *testing.T, address string, check func(ctx context.Context, 
 type clusterCheck struct {
 	t       *testing.T
 	address string
-	check   func(ctx context.Context, c engine.Container, pod *corev1.Pod) error
+	check   func(ctx context.Context, c engine.Sandbox, pod *corev1.Pod) error
 }
 
 // CheckState implements statecheck.StateCheck.
@@ -75,8 +75,8 @@ func (c clusterCheck) CheckState(ctx context.Context, req statecheck.CheckStateR
 // no network interface but loopback (gVisor with no network stack, the
 // test cluster's default class for sandboxes).
 func ClusterIsolated(t *testing.T, address string) statecheck.StateCheck {
-	return ClusterCheck(t, address, func(ctx context.Context, c engine.Container, _ *corev1.Pod) error {
-		if v := isolation.Assess(c); !v.Isolated {
+	return ClusterCheck(t, address, func(ctx context.Context, c engine.Sandbox, _ *corev1.Pod) error {
+		if v := isolation.Assess(c.Network); !v.Isolated {
 			return fmt.Errorf("the backend shows the sandbox is not isolated: %s", v.Reason)
 		}
 		if !engine.IsRunning(c) {

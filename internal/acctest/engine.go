@@ -61,7 +61,7 @@ func Docker(t *testing.T) *client.Client {
 
 // Inspect returns the engine's data for a container, failing the test when
 // it cannot.
-func Inspect(t *testing.T, idOrName string) engine.Container {
+func Inspect(t *testing.T, idOrName string) engine.Sandbox {
 	t.Helper()
 	c, err := Engine(t).InspectContainer(context.Background(), idOrName)
 	if err != nil {

@@ -43,7 +43,7 @@ type Engine interface {
 // backend has.
 type Sandboxes interface {
 	CreateContainer(ctx context.Context, spec ContainerSpec) (string, error)
-	InspectContainer(ctx context.Context, idOrName string) (Container, error)
+	InspectContainer(ctx context.Context, idOrName string) (Sandbox, error)
 	StartContainer(ctx context.Context, id string) error
 	StopContainer(ctx context.Context, id string, graceSeconds int) error
 	RemoveContainer(ctx context.Context, id string) error

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
 // Container is the engine's data about a container; ContainerConfig is its
@@ -14,6 +17,15 @@ type (
 	ContainerConfig = container.Config
 	HostConfig      = container.HostConfig
 )
+
+// Sandbox is what a backend observed of a sandbox: its data in the Docker
+// Engine API's shape (Container), which each backend fills in from what it
+// has, and its network in the backend's own terms (Network), from which
+// isolation.Assess gives the verdict.
+type Sandbox struct {
+	Container
+	Network isolation.Observed
+}
 
 // ContainerSpec is what the provider asks the engine to create.
 type ContainerSpec struct {
@@ -43,8 +55,8 @@ type ContainerSpec struct {
 	Ports       []PortBinding
 	Restart     string // restart policy; empty: "no"
 	Mounts      []Mount
-	// Files are mounted when the sandbox is made, by a backend whose Facts
-	// say MountsFiles; the Docker engine is given them with CopyFiles.
+	// Files are mounted when the sandbox is made, by a backend that is no
+	// FileCopier; one that is is given them with CopyFiles.
 	Files []File
 }
 
@@ -97,7 +109,7 @@ func ObservedUlimits(h *HostConfig) []Ulimit {
 
 // IsRunning reports whether the engine shows the container running and not
 // paused.
-func IsRunning(c Container) bool {
+func IsRunning(c Sandbox) bool {
 	return c.ContainerJSONBase != nil && c.State != nil && c.State.Running && !c.State.Paused && !Restarting(c)
 }
 
@@ -131,3 +143,62 @@ func SplitSecurityOpt(s string) (key, value string, ok bool) {
 // IsSeccompPath reports whether a seccomp= value is a path, which only
 // Podman takes: the path of a profile on its own host.
 func IsSeccompPath(value string) bool { return strings.HasPrefix(value, "/") }
+
+// PortBinding publishes a container port on the host.
+type PortBinding struct {
+	Port     int    `json:"port"`     // in the container
+	Protocol string `json:"protocol"` // tcp, udp or sctp
+	HostIP   string `json:"host_ip"`
+	HostPort int    `json:"host_port,omitempty"` // 0: the engine picks a free port
+}
+
+// ObservedPorts are the port bindings the engine shows in a container's
+// host configuration.
+func ObservedPorts(h *HostConfig) []PortBinding {
+	var observed []PortBinding
+	for key, bindings := range h.PortBindings {
+		for _, b := range bindings {
+			hostPort, _ := strconv.Atoi(b.HostPort)
+			observed = append(observed, PortBinding{
+				Port: key.Int(), Protocol: key.Proto(), HostIP: b.HostIP, HostPort: hostPort,
+			})
+		}
+	}
+	return observed
+}
+
+// Restarting reports whether the engine shows a container's main process
+// between two restarts by its restart policy (Docker then still calls the
+// container running).
+func Restarting(c Sandbox) bool {
+	return c.ContainerJSONBase != nil && c.State != nil && (c.State.Restarting || c.State.Status == "restarting")
+}
+
+// Restarts is how many times the engine has restarted a container's main
+// process by its restart policy.
+func Restarts(c Sandbox) int {
+	if c.ContainerJSONBase == nil {
+		return 0
+	}
+	return c.RestartCount
+}
+
+const (
+	// gVisorHostPidsBase covers the threads of gVisor's own kernel: about
+	// 40 idle, more under load; it needs 48 to start.
+	gVisorHostPidsBase = 128
+	// gVisorHostPidsPerProcess covers the host threads each process inside
+	// costs gVisor (about 8.5 measured on the ptrace platform), twice over.
+	gVisorHostPidsPerProcess = 16
+	// maxHostPids is the kernel's largest process ID (PID_MAX_LIMIT).
+	maxHostPids = 1 << 22
+)
+
+// GVisorHostPids is the host pids limit of a gVisor sandbox whose
+// processes inside are limited to pids.
+func GVisorHostPids(pids int64) int64 {
+	if pids >= (maxHostPids-gVisorHostPidsBase)/gVisorHostPidsPerProcess {
+		return maxHostPids
+	}
+	return gVisorHostPidsBase + gVisorHostPidsPerProcess*pids
+}

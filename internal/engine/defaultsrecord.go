@@ -13,7 +13,7 @@ import (
 // once per resource an apply or destroy changes), so its size costs every
 // sandbox of a configuration: the names of the default capability set made
 // a third of a sandbox's recorded state, and a destroy of 200 sandboxes
-// spent about a second more CPU with them than without (bench/RESULTS.md).
+// spent about a second more CPU with them than without (bench/HISTORY.md).
 // A capability set is therefore recorded as a mask of Linux capability
 // numbers, in hex ("a80425fb" for Docker's default set). Records with the
 // names, as earlier versions wrote them, are read as before, and a set

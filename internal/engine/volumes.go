@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/docker/docker/api/types/mount"
@@ -77,7 +78,7 @@ type VolumeUser struct {
 // ObservedMounts are the named volumes and host paths mounted into the
 // container, as the engine shows them, by target: anonymous volumes (an
 // image's VOLUME) and the engine's own files are not among them.
-func ObservedMounts(info Container) map[string]Mount {
+func ObservedMounts(info Sandbox) map[string]Mount {
 	out := map[string]Mount{}
 	for _, p := range info.Mounts {
 		switch p.Type {
@@ -95,3 +96,51 @@ func ObservedMounts(info Container) map[string]Mount {
 
 // anonymousVolume is the name the engines give a volume nobody named.
 var anonymousVolume = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// X86PageSize is the page size of every x86_64 kernel.
+const X86PageSize = 4096
+
+// VolumeSizeRefusedError is a disk volume's size bound that the engine
+// refused, most likely because its filesystem has no project quotas.
+type VolumeSizeRefusedError struct{ Err error }
+
+func (e *VolumeSizeRefusedError) Error() string {
+	return "the engine refused the volume's size bound: " + e.Err.Error()
+}
+
+func (e *VolumeSizeRefusedError) Unwrap() error { return e.Err }
+
+// MemoryVolumeUnsupportedError is a memory volume that the engine cannot
+// bound: Podman on a host whose page size the provider does not know.
+type MemoryVolumeUnsupportedError struct{ Arch string }
+
+func (e *MemoryVolumeUnsupportedError) Error() string {
+	return fmt.Sprintf("Podman takes a memory volume's size only in memory pages, and the provider knows their "+
+		"size only on x86_64 hosts, not on this %s host", e.Arch)
+}
+
+// VolumeBound is what a volume's options say bounds it: its size in bytes
+// (0 for none), and whether it is in memory.
+func VolumeBound(v Volume) (size int64, inMemory bool) {
+	inMemory = v.Options["type"] == "tmpfs"
+	if n, err := strconv.ParseInt(v.Options["size"], 10, 64); err == nil {
+		size = n
+	}
+	for _, o := range strings.Split(v.Options["o"], ",") {
+		key, value, _ := strings.Cut(o, "=")
+		n, err := strconv.ParseInt(value, 10, 64)
+		switch {
+		case err != nil:
+		case key == "size":
+			size = n
+		case key == "nr_blocks":
+			size = n * X86PageSize
+		}
+	}
+	return size, inMemory
+}
+
+// SeedDir is the directory, at the helper container's root, where it
+// mounts the volume: a seed's tar holds its files under it, so that the
+// engine applies the seed's owner to the volume's root too.
+const SeedDir = "seed"

@@ -115,7 +115,7 @@ func killDuringApply(t *testing.T, killAfter string) {
 	}
 	for _, id := range ids {
 		info := acctest.Inspect(t, id)
-		if v := isolation.Assess(info); !v.Isolated || !info.State.Running {
+		if v := isolation.Assess(info.Network); !v.Isolated || !info.State.Running {
 			t.Errorf("sandbox %s: isolated %v (%s), status %s", info.Name, v.Isolated, v.Reason, info.State.Status)
 		}
 	}
@@ -202,7 +202,7 @@ resource "sandbox_container" "not_kept" {
 	}
 	tf.Run("apply", "-auto-approve")
 	for _, suffix := range []string{"-kept", "-no"} {
-		if info := acctest.Inspect(t, name+suffix); !info.State.Running || !isolation.Assess(info).Isolated {
+		if info := acctest.Inspect(t, name+suffix); !info.State.Running || !isolation.Assess(info.Network).Isolated {
 			t.Errorf("%s%s after apply: status %s", name, suffix, info.State.Status)
 		}
 		if got, err := acctest.ExecOK(ctx, t, name+suffix, "cat", "/workspace/result"); err != nil || got != "work of "+suffix+"\n" {
@@ -264,7 +264,7 @@ resource "sandbox_container" "agent" {
 		}
 		for _, id := range ids {
 			c := acctest.Inspect(t, id)
-			if v := isolation.Assess(c); !v.Isolated || !c.State.Running {
+			if v := isolation.Assess(c.Network); !v.Isolated || !c.State.Running {
 				t.Fatalf("%s: %s isolated %v (%s), status %s", when, c.Name, v.Isolated, v.Reason, c.State.Status)
 			}
 			if c.HostConfig.Memory != memory<<20 || c.HostConfig.PidsLimit == nil || *c.HostConfig.PidsLimit != pids {

@@ -1,14 +1,16 @@
-// Package isolation decides, from the engine's inspect data alone, whether a
-// container is network-isolated. It is the single place where that verdict is
-// made; everything else in the provider asks it.
+// Package isolation decides, from what a backend observed of a sandbox
+// alone, whether it is network-isolated. It is the single place where that
+// verdict is made; everything else in the provider asks it. Each backend
+// reports what it observed in its own terms (Observed): a Docker-API engine
+// a container's network mode and attachments, a cluster a pod, its
+// RuntimeClass and its NetworkPolicy; no backend dresses its observation up
+// as another's.
 package isolation
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
-
-	"github.com/docker/docker/api/types/container"
 )
 
 // NoneMode is the only network mode the provider treats as isolated.
@@ -32,11 +34,47 @@ type Verdict struct {
 	Reason string
 }
 
-// Assess returns the isolation verdict for a container from its inspect data.
-// Missing data never counts as isolated.
-func Assess(c container.InspectResponse) Verdict {
-	networks := attachedNetworks(c.NetworkSettings)
-	if c.ContainerJSONBase == nil || c.HostConfig == nil {
+// Observed is what a backend observed of a sandbox's network, in its own
+// terms: Attachments for a container on a Docker-API engine (Docker or
+// Podman), Pod for a pod on a cluster. An observation with neither is
+// missing data, which is never isolated.
+type Observed struct {
+	Attachments *Attachments
+	Pod         *Pod
+}
+
+// Attachments are what a Docker-API engine shows of a container's network.
+type Attachments struct {
+	// Reported is false when the engine showed no host configuration for
+	// the container, where its network mode would be.
+	Reported bool
+	// Mode is the container's network mode, as the engine reports it.
+	Mode string
+	// Networks are the names of the networks it is attached to.
+	Networks []string
+}
+
+// Assess returns the isolation verdict for what a backend observed of a
+// sandbox. Missing data never counts as isolated.
+func Assess(o Observed) Verdict {
+	switch {
+	case o.Pod != nil:
+		return assessPod(*o.Pod)
+	case o.Attachments != nil:
+		return assessAttachments(*o.Attachments)
+	}
+	return Verdict{Mode: "unknown", Networks: []string{}, Reason: "the engine reported nothing of the sandbox's network"}
+}
+
+// assessAttachments is the verdict for a container on a Docker-API engine:
+// isolated only when its network mode is "none" and it is attached to no
+// network but "none".
+func assessAttachments(a Attachments) Verdict {
+	networks := slices.Sorted(slices.Values(a.Networks))
+	if networks == nil {
+		networks = []string{}
+	}
+	if !a.Reported {
 		return Verdict{
 			Mode:     "unknown",
 			Networks: networks,
@@ -44,7 +82,7 @@ func Assess(c container.InspectResponse) Verdict {
 		}
 	}
 
-	mode := string(c.HostConfig.NetworkMode)
+	mode := a.Mode
 	if mode != NoneMode {
 		if mode == "" {
 			mode = "default"
@@ -72,18 +110,6 @@ func Assess(c container.InspectResponse) Verdict {
 	}
 
 	return Verdict{Isolated: true, Mode: NoneMode, Networks: networks}
-}
-
-func attachedNetworks(s *container.NetworkSettings) []string {
-	if s == nil {
-		return []string{}
-	}
-	names := make([]string, 0, len(s.Networks))
-	for name := range s.Networks {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func describeNetworks(names []string) string {

@@ -3,35 +3,25 @@ package isolation
 import (
 	"reflect"
 	"testing"
-
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/network"
 )
 
-func inspect(mode string, networks ...string) container.InspectResponse {
-	eps := map[string]*network.EndpointSettings{}
-	for _, n := range networks {
-		eps[n] = &network.EndpointSettings{}
-	}
-	return container.InspectResponse{
-		ContainerJSONBase: &container.ContainerJSONBase{
-			HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(mode)},
-		},
-		NetworkSettings: &container.NetworkSettings{Networks: eps},
-	}
+// inspect is what a Docker-API engine shows of a container's network.
+func inspect(mode string, networks ...string) Observed {
+	return Observed{Attachments: &Attachments{Reported: true, Mode: mode, Networks: networks}}
 }
 
-func TestAssess(t *testing.T) {
+// The verdict for a container on a Docker-API engine, Docker's shapes and
+// Podman's (the Docker backend reads them out of its inspect data).
+func TestAssessAttachments(t *testing.T) {
 	t.Parallel()
 
 	noHostConfig := inspect("none", "none")
-	noHostConfig.HostConfig = nil
+	noHostConfig.Attachments.Reported = false
 
-	noSettings := inspect("none")
-	noSettings.NetworkSettings = nil
+	noSettings := Observed{Attachments: &Attachments{Reported: true, Mode: "none"}}
 
 	tests := map[string]struct {
-		in   container.InspectResponse
+		in   Observed
 		want Verdict
 	}{
 		"none attached to none": {
@@ -103,9 +93,14 @@ func TestAssess(t *testing.T) {
 				Reason: "the engine reported no host configuration for the container"},
 		},
 		"nothing at all fails closed": {
-			in: container.InspectResponse{},
+			in: Observed{Attachments: &Attachments{}},
 			want: Verdict{Mode: "unknown", Networks: []string{},
 				Reason: "the engine reported no host configuration for the container"},
+		},
+		"no observation at all fails closed": {
+			in: Observed{},
+			want: Verdict{Mode: "unknown", Networks: []string{},
+				Reason: "the engine reported nothing of the sandbox's network"},
 		},
 	}
 

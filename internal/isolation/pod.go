@@ -52,11 +52,11 @@ const (
 	PodModeLoosePolicy = "none with a loosened NetworkPolicy"
 )
 
-// AssessPod returns the isolation verdict for a sandbox's pod: isolated
+// assessPod is the isolation verdict for a sandbox's pod: isolated
 // only when it does not share the node's network, runs in the isolated
 // RuntimeClass, is attached to no other network, and its deny-all policy
 // is intact. Missing data is never isolated.
-func AssessPod(p Pod) Verdict {
+func assessPod(p Pod) Verdict {
 	extra := append([]string(nil), p.ExtraNetworks...)
 	sort.Strings(extra)
 	switch {

@@ -39,9 +39,10 @@ func TestAssessPod(t *testing.T) {
 			`pod network (RuntimeClass "runc")`, []string{PodModeNetwork}, "runc"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v := AssessPod(c.pod(isolated))
+			pod := c.pod(isolated)
+			v := Assess(Observed{Pod: &pod})
 			if v.Isolated != c.isolated || v.Mode != c.mode || !slices.Equal(v.Networks, c.networks) {
-				t.Errorf("AssessPod = %+v, want isolated %v, mode %q, networks %v", v, c.isolated, c.mode, c.networks)
+				t.Errorf("Assess = %+v, want isolated %v, mode %q, networks %v", v, c.isolated, c.mode, c.networks)
 			}
 			if c.isolated != (v.Reason == "") || !strings.Contains(v.Reason, c.reason) {
 				t.Errorf("reason %q, want one containing %q", v.Reason, c.reason)

@@ -32,7 +32,7 @@ func TestAccCluster_moveExample(t *testing.T) {
 	defer cli.Run(append([]string{"destroy", "-auto-approve"}, vars("cluster")...)...)
 
 	cli.Run(append([]string{"apply", "-auto-approve"}, vars("docker")...)...)
-	if v := isolation.Assess(acctest.Inspect(t, name)); !v.Isolated {
+	if v := isolation.Assess(acctest.Inspect(t, name).Network); !v.Isolated {
 		t.Errorf("the sandbox on Docker is not isolated: %s", v.Reason)
 	}
 	out := cli.Run(append([]string{"apply", "-auto-approve"}, vars("cluster")...)...)
@@ -44,7 +44,7 @@ func TestAccCluster_moveExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the sandbox on the cluster: %v", err)
 	}
-	if v := isolation.Assess(c); !v.Isolated || !engine.IsRunning(c) {
+	if v := isolation.Assess(c.Network); !v.Isolated || !engine.IsRunning(c) {
 		t.Errorf("the sandbox on the cluster is not isolated and running: %+v", v)
 	}
 	if plan := cli.Run(append([]string{"plan"}, vars("cluster")...)...); !strings.Contains(plan, "No changes") {

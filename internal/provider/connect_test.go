@@ -62,7 +62,7 @@ func isolatedOn(c *docker.Client) resource.TestCheckFunc {
 		if err != nil {
 			return fmt.Errorf("the sandbox is not on %s: %w", c.Endpoint(), err)
 		}
-		if v := isolation.Assess(got); !v.Isolated {
+		if v := isolation.Assess(got.Network); !v.Isolated {
 			return fmt.Errorf("the sandbox on %s is not isolated: %s", c.Endpoint(), v.Reason)
 		}
 		return nil

@@ -85,7 +85,7 @@ resource "sandbox_container" "agent" {
 			}
 			defer tf("destroy", "-auto-approve", "-input=false")
 			tf("apply", "-auto-approve", "-input=false")
-			if v := isolation.Assess(acctest.Inspect(t, name)); !v.Isolated {
+			if v := isolation.Assess(acctest.Inspect(t, name).Network); !v.Isolated {
 				t.Errorf("the sandbox is not isolated: %s", v.Reason)
 			}
 			if plan := tf("plan", "-input=false", "-detailed-exitcode"); !strings.Contains(plan, "No changes") {

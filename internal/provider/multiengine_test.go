@@ -30,14 +30,14 @@ func TestAccMultiEngineExample(t *testing.T) {
 	defer cli.Run(append([]string{"destroy", "-auto-approve"}, vars...)...)
 
 	cli.Run(append([]string{"apply", "-auto-approve"}, vars...)...)
-	if v := isolation.Assess(acctest.Inspect(t, name+"-local")); !v.Isolated {
+	if v := isolation.Assess(acctest.Inspect(t, name+"-local").Network); !v.Isolated {
 		t.Errorf("the sandbox on the engine under test is not isolated: %s", v.Reason)
 	}
 	remote, err := podmanClient.InspectContainer(context.Background(), name+"-remote")
 	if err != nil {
 		t.Fatalf("the sandbox on Podman: %v", err)
 	}
-	if v := isolation.Assess(remote); !v.Isolated {
+	if v := isolation.Assess(remote.Network); !v.Isolated {
 		t.Errorf("the sandbox on Podman is not isolated: %s", v.Reason)
 	}
 	if plan := cli.Run(append([]string{"plan"}, vars...)...); !strings.Contains(plan, "No changes") {

@@ -62,7 +62,7 @@ func TestAccWorkspaceExample(t *testing.T) {
 		second = third
 	}
 	c := acctest.Inspect(t, second)
-	if v := isolation.Assess(c); !v.Isolated || !c.HostConfig.ReadonlyRootfs || c.Config.User != "1000:1000" {
+	if v := isolation.Assess(c.Network); !v.Isolated || !c.HostConfig.ReadonlyRootfs || c.Config.User != "1000:1000" {
 		t.Errorf("the new sandbox: isolated %t (%s), read-only %t, user %q", v.Isolated, v.Reason, c.HostConfig.ReadonlyRootfs, c.Config.User)
 	}
 	if plan := cli.Run("plan", "-var", "agent_revision=2"); !strings.Contains(plan, "No changes") {

@@ -10,6 +10,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
 // CreateContainer creates (but does not start) a container and returns its ID.
@@ -127,18 +128,34 @@ func (c *Client) ContainersCreatedWith(ctx context.Context, token string) ([]str
 }
 
 // InspectContainer returns the engine's data for a container, by ID or name.
-func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Container, error) {
+func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Sandbox, error) {
 	var info engine.Container
 	err := c.within(ctx, "the request to inspect a container", engine.QuickCallTimeout, func(ctx context.Context) error {
 		var err error
 		info, err = c.api.ContainerInspect(ctx, idOrName)
 		return err
 	})
-	if err == nil {
-		normalize(c.Kind(ctx), &info)
-		readGVisorPids(&info)
+	if err != nil {
+		return engine.Sandbox{Container: info}, err
 	}
-	return info, err
+	normalize(c.Kind(ctx), &info)
+	readGVisorPids(&info)
+	return engine.Sandbox{Container: info, Network: observedNetwork(info)}, nil
+}
+
+// observedNetwork is what the engine shows of a container's network: its
+// network mode and the networks it is attached to.
+func observedNetwork(c engine.Container) isolation.Observed {
+	a := &isolation.Attachments{Reported: c.ContainerJSONBase != nil && c.HostConfig != nil}
+	if a.Reported {
+		a.Mode = string(c.HostConfig.NetworkMode)
+	}
+	if c.NetworkSettings != nil {
+		for name := range c.NetworkSettings.Networks {
+			a.Networks = append(a.Networks, name)
+		}
+	}
+	return isolation.Observed{Attachments: a}
 }
 
 // StartContainer starts a created or stopped container.

@@ -8,8 +8,8 @@
 // pods have no network, beside a deny-all NetworkPolicy and, for its
 // write-only environment, a Secret, both owned by the pod so that the
 // cluster removes them with it. The pod's data is given back in the Docker
-// API's shape (observe.go), with its isolation decided by
-// isolation.AssessPod.
+// API's shape where a pod and a container share an attribute, and its
+// network as a pod's (observe.go), for isolation.Assess.
 package kube
 
 import (

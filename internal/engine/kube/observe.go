@@ -10,7 +10,6 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
-	"github.com/docker/docker/api/types/network"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -18,47 +17,45 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
-// A pod, given back in the Docker API's shape: what the resources read of
-// a container (engine.Container) filled in from the pod's spec and status,
-// with its network isolation decided by isolation.AssessPod.
+// A pod as the resources read a sandbox (engine.Sandbox): its spec and
+// status in the Docker API's shape for the attributes they share, and its
+// network in a cluster's own terms (isolation.Pod: host network,
+// RuntimeClass, extra networks and its NetworkPolicy), for the verdict.
 
 // dockerShmBytes is the /dev/shm a pod's container gets, which is what a
 // Docker container gets by default.
 const dockerShmBytes = 64 << 20
 
-// observe is the sandbox's pod as the engine's data about a container.
-func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) engine.Container {
+// observe is what the cluster shows of the sandbox's pod.
+func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) engine.Sandbox {
 	spec := sandboxContainer(pod)
-	verdict := isolation.AssessPod(isolation.Pod{
-		HostNetwork: pod.Spec.HostNetwork, RuntimeClass: deref(pod.Spec.RuntimeClassName), IsolatedClass: c.class,
-		ExtraNetworks: extraNetworks(pod), Policy: policyState(pod, policy),
-	})
-	networks := map[string]*network.EndpointSettings{}
-	for _, n := range verdict.Networks {
-		networks[n] = &network.EndpointSettings{}
-	}
 	status := containerStatus(pod, spec.Name)
 	base := &container.ContainerJSONBase{
 		ID: podID(pod), Name: pod.Name, Created: pod.CreationTimestamp.UTC().Format(time.RFC3339Nano),
 		Image: imageID(spec, status), State: containerState(pod, status), RestartCount: int(status.RestartCount),
-		HostConfig: c.hostConfig(pod, spec, verdict.Mode),
+		HostConfig: c.hostConfig(pod, spec),
 	}
-	return engine.Container{
-		ContainerJSONBase: base,
-		Mounts:            workspacesOf(pod, spec),
-		Config: &container.Config{
-			Image: spec.Image, Entrypoint: spec.Command, Cmd: spec.Args, Env: literalEnv(spec),
-			Labels: sandboxLabels(pod), User: user(spec), WorkingDir: spec.WorkingDir, Hostname: pod.Name,
+	return engine.Sandbox{
+		Container: engine.Container{
+			ContainerJSONBase: base,
+			Mounts:            workspacesOf(pod, spec),
+			Config: &container.Config{
+				Image: spec.Image, Entrypoint: spec.Command, Cmd: spec.Args, Env: literalEnv(spec),
+				Labels: sandboxLabels(pod), User: user(spec), WorkingDir: spec.WorkingDir, Hostname: pod.Name,
+			},
 		},
-		NetworkSettings: &container.NetworkSettings{Networks: networks},
+		Network: isolation.Observed{Pod: &isolation.Pod{
+			HostNetwork: pod.Spec.HostNetwork, RuntimeClass: deref(pod.Spec.RuntimeClassName), IsolatedClass: c.class,
+			ExtraNetworks: extraNetworks(pod), Policy: policyState(pod, policy),
+		}},
 	}
 }
 
-// hostConfig is what the pod's spec applies on the node: network,
-// privileges, runtime, limits and restart policy.
-func (c *Client) hostConfig(pod *corev1.Pod, spec corev1.Container, mode string) *container.HostConfig {
+// hostConfig is what the pod's spec applies on the node: privileges,
+// runtime, limits and restart policy (its network is the Pod of observe).
+func (c *Client) hostConfig(pod *corev1.Pod, spec corev1.Container) *container.HostConfig {
 	h := &container.HostConfig{
-		NetworkMode: container.NetworkMode(mode), Init: ptr(deref(pod.Spec.ShareProcessNamespace)),
+		Init:    ptr(deref(pod.Spec.ShareProcessNamespace)),
 		ShmSize: dockerShmBytes, Runtime: c.runtimeOf(pod), Tmpfs: tmpfsOf(pod, spec),
 		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyMode(restartOf(pod))},
 	}

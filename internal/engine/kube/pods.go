@@ -149,16 +149,15 @@ func (c *Client) getPod(ctx context.Context, idOrName string) (*corev1.Pod, erro
 	return pod, err
 }
 
-// InspectContainer reads the sandbox's pod and its NetworkPolicy, in the
-// Docker API's shape.
-func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Container, error) {
+// InspectContainer reads the sandbox's pod and its NetworkPolicy.
+func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Sandbox, error) {
 	pod, err := c.getPod(ctx, idOrName)
 	if err != nil {
-		return engine.Container{}, err
+		return engine.Sandbox{}, err
 	}
 	policy, err := c.policyOf(ctx, pod)
 	if err != nil {
-		return engine.Container{}, err
+		return engine.Sandbox{}, err
 	}
 	return c.observe(pod, policy), nil
 }

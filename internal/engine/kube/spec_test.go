@@ -101,8 +101,8 @@ func TestObserveGivesTheSpecBack(t *testing.T) {
 		t.Errorf("ID %q, name %q, image %q", c.ID, c.Name, c.Image)
 	case !engine.IsRunning(c) || c.Config.User != "1000:2000" || c.Config.WorkingDir != "/work":
 		t.Errorf("state %+v, user %q, working dir %q", c.State, c.Config.User, c.Config.WorkingDir)
-	case h.NetworkMode != isolation.NoneMode || !isolation.Assess(c).Isolated:
-		t.Errorf("network mode %q: %+v", h.NetworkMode, isolation.Assess(c))
+	case c.Network.Pod == nil || c.Network.Attachments != nil || !isolation.Assess(c.Network).Isolated:
+		t.Errorf("network %+v: %+v", c.Network, isolation.Assess(c.Network))
 	case !slices.Equal(h.CapDrop, []string{"ALL"}) || !slices.Equal(h.CapAdd, []string{"CHOWN"}) || !h.ReadonlyRootfs:
 		t.Errorf("capabilities %v %v, read-only %v", h.CapAdd, h.CapDrop, h.ReadonlyRootfs)
 	case !slices.Equal(h.SecurityOpt, []string{"no-new-privileges"}) || h.Runtime != "" || !*h.Init:
@@ -148,8 +148,8 @@ func TestObserveWhatWeakensIsolation(t *testing.T) {
 				policy = nil
 			}
 			c := (&Client{class: "gvisor"}).observe(pod, policy)
-			if v := isolation.Assess(c); v.Isolated || string(c.HostConfig.NetworkMode) != tc.mode {
-				t.Errorf("verdict %+v, network mode %q, want not isolated, %q", v, c.HostConfig.NetworkMode, tc.mode)
+			if v := isolation.Assess(c.Network); v.Isolated || v.Mode != tc.mode {
+				t.Errorf("verdict %+v, want not isolated, %q", v, tc.mode)
 			}
 		})
 	}

@@ -245,7 +245,7 @@ func (p capabilitiesModel) validate() diag.Diagnostics {
 // checkGranted fails when the engine did not apply the capabilities the
 // configuration asks for: one dropped (or ALL dropped) is still there, or
 // one added is missing. Nothing the engine ignores is accepted.
-func (p capabilitiesModel) checkGranted(c engine.Container) diag.Diagnostics {
+func (p capabilitiesModel) checkGranted(c engine.Sandbox) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if c.ContainerJSONBase == nil || c.HostConfig == nil || !values.Known(p.CapAdd) || !values.Known(p.CapDrop) {
 		return diags

@@ -70,7 +70,7 @@ func TestAccCluster_isolationProof(t *testing.T) {
 				Config: clusterConfig(t, class, name, `  command = ["nc", "-ll", "-p", "8080", "-e", "/bin/echo", "ok"]`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, attr("network_mode"), knownvalue.StringExact("none")),
-					acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Container, pod *corev1.Pod) error {
+					acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Sandbox, pod *corev1.Pod) error {
 						for _, d := range destinations {
 							if ok, out := acctest.Reaches(ctx, t, c.ID, d); ok {
 								return fmt.Errorf("the sandbox reaches %s at %s: %s", d.What, d.Addr, out)
@@ -211,10 +211,10 @@ func TestAccCluster_hardening(t *testing.T) {
 					Config: config,
 					ConfigStateChecks: []statecheck.StateCheck{
 						acctest.StateLacks{Secret: secret},
-						acctest.ClusterCheck(t, addr, func(ctx context.Context, _ engine.Container, pod *corev1.Pod) error {
+						acctest.ClusterCheck(t, addr, func(ctx context.Context, _ engine.Sandbox, pod *corev1.Pod) error {
 							return hardenedPod(pod, secret)
 						}),
-						acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Container, _ *corev1.Pod) error {
+						acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Sandbox, _ *corev1.Pod) error {
 							return hardenedInside(ctx, t, c.ID, secret, class == "gvisor")
 						}),
 					},
@@ -372,7 +372,7 @@ resource "sandbox_volume" "work" {
 }
 `, name)
 	}
-	write := acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Container, pod *corev1.Pod) error {
+	write := acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Sandbox, pod *corev1.Pod) error {
 		if err := mountsClaim(pod, name+"-work"); err != nil {
 			return err
 		}
@@ -382,7 +382,7 @@ resource "sandbox_volume" "work" {
 		}
 		return nil
 	})
-	kept := acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Container, pod *corev1.Pod) error {
+	kept := acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Sandbox, pod *corev1.Pod) error {
 		if err := mountsClaim(pod, name+"-work"); err != nil {
 			return err
 		}

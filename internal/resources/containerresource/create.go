@@ -66,7 +66,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	c, observeDiags := r.observe(ctx, id, *m)
 	// Then what the engine was asked at create and may have ignored; an
 	// update checks the limits it changes itself (applyLimits).
-	for _, check := range []func(engine.Container) diag.Diagnostics{m.checkGranted, m.checkApplied} {
+	for _, check := range []func(engine.Sandbox) diag.Diagnostics{m.checkGranted, m.checkApplied} {
 		if observeDiags.HasError() {
 			break
 		}
@@ -247,7 +247,7 @@ func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token strin
 
 // nameHolder inspects the container that holds a name, to say whose it is.
 // It is only inspected, never adopted, stopped or removed.
-func (r *Resource) nameHolder(ctx context.Context, name string) *engine.Container {
+func (r *Resource) nameHolder(ctx context.Context, name string) *engine.Sandbox {
 	c, err := r.Client.InspectContainer(ctx, name)
 	if err != nil {
 		return nil

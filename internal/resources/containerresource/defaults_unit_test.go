@@ -135,8 +135,8 @@ func TestEngineDefaultCapabilitiesAreNotSettings(t *testing.T) {
 // error at create, never a weaker sandbox.
 func TestCapabilitiesTheEngineIgnoredAreRefused(t *testing.T) {
 	p := capabilitiesModel{CapDrop: values.StringSet([]string{"ALL"}), CapAdd: values.StringSet([]string{"NET_BIND_SERVICE"})}
-	c := func(h *container.HostConfig) engine.Container {
-		return engine.Container{ContainerJSONBase: &container.ContainerJSONBase{ID: "abc", HostConfig: h}}
+	c := func(h *container.HostConfig) engine.Sandbox {
+		return engine.Sandbox{Container: engine.Container{ContainerJSONBase: &container.ContainerJSONBase{ID: "abc", HostConfig: h}}}
 	}
 	var allButOne []string
 	for _, name := range engine.DefaultCapabilities {
@@ -172,7 +172,7 @@ func TestPortPickedByTheEngineIsNotASetting(t *testing.T) {
 func TestImportOnPodmanTellsTheConfigurationFromTheEngine(t *testing.T) {
 	spec := engine.ContainerSpec{Image: "tfsandbox/busybox:latest", Labels: map[string]string{}}
 	recordConfigured(&spec, map[string]string{"GREETING": "hello"}, types.Int64Value(3))
-	c := engine.Container{
+	c := engine.Sandbox{Container: engine.Container{
 		ContainerJSONBase: &container.ContainerJSONBase{ID: "abc", Name: "/s1", HostConfig: podmanHostConfig(2048)},
 		Config: &container.Config{
 			Image:      "localhost/tfsandbox/busybox:latest",
@@ -180,7 +180,8 @@ func TestImportOnPodmanTellsTheConfigurationFromTheEngine(t *testing.T) {
 			WorkingDir: "/",
 			Labels:     spec.Labels,
 		},
-	}
+	}}
+
 	var m resourceModel
 	defaults := m.setFromEngine(context.Background(), c, engine.Image{})
 	if m.Image.ValueString() != "tfsandbox/busybox:latest" || !m.WorkingDir.IsNull() {

@@ -47,7 +47,7 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 
 // nameConflictDiagnostic explains that a name is taken, by holder when it
 // could be inspected (nil otherwise).
-func (r *Resource) nameConflictDiagnostic(holder *engine.Container, name string, err error) diag.Diagnostic {
+func (r *Resource) nameConflictDiagnostic(holder *engine.Sandbox, name string, err error) diag.Diagnostic {
 	who, id := fmt.Sprintf("another container (%v)", err), name
 	if holder != nil {
 		who, id = fmt.Sprintf("container %s", engine.ShortID(holder.ID)), holder.ID
@@ -77,7 +77,7 @@ func undoFailedDiagnostic(client engine.Engine, token string, err error) diag.Di
 
 // notRunningDiagnostic explains a sandbox that exited right after it was
 // started.
-func notRunningDiagnostic(client engine.Engine, c engine.Container) diag.Diagnostic {
+func notRunningDiagnostic(client engine.Engine, c engine.Sandbox) diag.Diagnostic {
 	status, code := "unknown", 0
 	if c.ContainerJSONBase != nil && c.State != nil {
 		status, code = c.State.Status, c.State.ExitCode

@@ -125,7 +125,7 @@ func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
 		}
 		return nil
 	})
-	derivedImage := acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+	derivedImage := acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 		img, err := acctest.Engine(t).InspectImage(context.Background(), c.Image)
 		if err != nil {
 			return err

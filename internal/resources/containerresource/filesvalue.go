@@ -24,7 +24,7 @@ import (
 // map of nested objects, the plugin framework walked each file's attributes
 // several times over at every plan, apply and refresh, and a sandbox with
 // 2,000 files took seconds longer than one with 20 in each
-// (bench/RESULTS.md); a dynamic value it passes through whole. So what the
+// (bench/HISTORY.md); a dynamic value it passes through whole. So what the
 // framework checked from the schema is checked here, with each error at
 // the file's own path, and a value is compared by what it holds, not by
 // its type: a literal and a typed variable with the same files are the

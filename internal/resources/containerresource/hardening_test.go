@@ -108,7 +108,7 @@ func TestAccContainer_hardenedSandbox(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, attr("cpus"), limit(knownvalue.Float64Exact(0.5))),
 				statecheck.ExpectKnownValue(addr, attr("pids_limit"), limit(knownvalue.Int64Exact(32))),
 				acctest.ExpectIsolated(t, addr),
-				acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 					h := c.HostConfig
 					switch {
 					case !acctest.NoCapabilities(h):
@@ -271,7 +271,7 @@ func TestAccContainer_hardenedExample(t *testing.T) {
 	acctest.Test(t, []resource.TestStep{{
 		Config: config,
 		ConfigStateChecks: []statecheck.StateCheck{
-			acctest.EngineCheck{T: t, Address: exampleAddr, Check: func(ctx context.Context, c engine.Container) error {
+			acctest.EngineCheck{T: t, Address: exampleAddr, Check: func(ctx context.Context, c engine.Sandbox) error {
 				h := c.HostConfig
 				if h.Runtime != "runsc" || !h.ReadonlyRootfs || !acctest.NoCapabilities(h) || h.PidsLimit == nil {
 					return fmt.Errorf("host config %+v", h)

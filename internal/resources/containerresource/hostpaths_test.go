@@ -75,7 +75,7 @@ func TestAccContainer_hostPathMount(t *testing.T) {
 					}
 					return nil
 				}),
-				acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 					for _, m := range c.Mounts {
 						if m.Destination == "/input" && (m.Propagation != "rprivate" && m.Propagation != "") {
 							return fmt.Errorf("bind propagation is %q, want private", m.Propagation)

@@ -51,7 +51,7 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 // a configuration that produced this container; so are the values the
 // engine filled in where labelConfigured says the configuration set none.
 // It returns those engine defaults, for the private state.
-func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Container, img engine.Image) engine.Defaults {
+func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Sandbox, img engine.Image) engine.Defaults {
 	cfg := c.Config
 	if cfg == nil {
 		cfg = &engine.ContainerConfig{}

@@ -77,7 +77,7 @@ func TestAccContainer_createCutOffWithTheEngineGoneConvergesOnTheNextApply(t *te
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
 				acctest.ExpectIsolated(t, addr),
-				acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 					if c.ID == leaked {
 						return fmt.Errorf("the container the cut-off create left was kept")
 					}
@@ -130,7 +130,7 @@ func TestAccContainer_cliInterruptedApplyConverges(t *testing.T) {
 				t.Fatalf("%d sandboxes after the second apply, want %d", len(ids), count)
 			}
 			for _, id := range ids {
-				if v := isolation.Assess(acctest.Inspect(t, id)); !v.Isolated {
+				if v := isolation.Assess(acctest.Inspect(t, id).Network); !v.Isolated {
 					t.Errorf("sandbox %s is not isolated: %s", id, v.Reason)
 				}
 			}

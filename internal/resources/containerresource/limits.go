@@ -356,7 +356,7 @@ func refuseUnenforcedLimits(plan map[string]tftypes.Value, e engine.Enforcement,
 
 // checkApplied fails when the engine shows limits other than those asked
 // for: a limit accepted and ignored is never kept.
-func (l limitsModel) checkApplied(c engine.Container) diag.Diagnostics {
+func (l limitsModel) checkApplied(c engine.Sandbox) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if c.ContainerJSONBase == nil || c.HostConfig == nil || !values.Known(l.Memory) || !values.Known(l.CPUs) ||
 		!values.Known(l.PidsLimit) || !values.Known(l.MemorySwap) {

@@ -86,7 +86,7 @@ func TestAccContainer_limitsUpdatedInPlace(t *testing.T) {
 	}
 	ids := statecheck.CompareValue(sameOrNew)
 	engineLimits := func(memory, swap, nanoCPUs, pids int64) statecheck.StateCheck {
-		return acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+		return acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 			h := c.HostConfig
 			if h.Memory != memory || h.MemorySwap != swap || h.NanoCPUs != nanoCPUs || h.PidsLimit == nil || *h.PidsLimit != pids {
 				return fmt.Errorf("engine shows memory %d, swap %d, nano CPUs %d, pids %v; want %d, %d, %d, %d",
@@ -203,7 +203,7 @@ resource "sandbox_container" %q {
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(runsc, attr("pids_limit"), knownvalue.Int64Exact(pids)),
 			statecheck.ExpectKnownValue(runsc, attr("ulimits"), knownvalue.Null()),
-			acctest.ExpectEngine(t, runsc, func(c engine.Container) error {
+			acctest.ExpectEngine(t, runsc, func(c engine.Sandbox) error {
 				// What the engine holds, before the provider reads it.
 				raw, err := acctest.Docker(t).ContainerInspect(context.Background(), c.ID)
 				if err != nil {
@@ -221,7 +221,7 @@ resource "sandbox_container" %q {
 			forkLoop("sandbox_container.runc"),
 			forkLoop(runsc),
 			statecheck.CompareValuePairs("sandbox_container.runc", attr("pids_limit"), runsc, attr("pids_limit"), compare.ValuesSame()),
-			acctest.ExpectEngine(t, runsc, func(engine.Container) error {
+			acctest.ExpectEngine(t, runsc, func(engine.Sandbox) error {
 				if started["sandbox_container.runc"] != started[runsc] || started[runsc] >= pids {
 					return fmt.Errorf("the fork loop started %d processes under runc and %d under gVisor with pids_limit = %d",
 						started["sandbox_container.runc"], started[runsc], pids)

@@ -118,7 +118,7 @@ func (m resourceModel) runsKeepAlive() bool {
 // setObserved records what the engine shows of a container: its ID, name,
 // whether it runs, its image and networks, and every privilege, limit and
 // port it can report.
-func (m *resourceModel) setObserved(ctx context.Context, c engine.Container, d engine.Defaults) {
+func (m *resourceModel) setObserved(ctx context.Context, c engine.Sandbox, d engine.Defaults) {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(strings.TrimPrefix(c.Name, "/"))
 	m.Running = types.BoolValue(engine.IsRunning(c))

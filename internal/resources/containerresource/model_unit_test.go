@@ -16,6 +16,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
 // coreModel is a planned sandbox with the given core values and nothing
@@ -88,23 +89,26 @@ func TestSpecDefaultsToKeepAliveAndStampsOwnership(t *testing.T) {
 
 // importCase builds the engine's data for a container made from the test
 // image with cfg, in network mode mode, attached to networks.
-func importCase(cfg container.Config, mode string, networks ...string) engine.Container {
+func importCase(cfg container.Config, mode string, networks ...string) engine.Sandbox {
 	eps := map[string]*network.EndpointSettings{}
 	for _, n := range networks {
 		eps[n] = &network.EndpointSettings{}
 	}
 	cfg.Image = "tfsandbox/busybox:latest"
 	yes := true
-	return engine.Container{
-		ContainerJSONBase: &container.ContainerJSONBase{
-			ID:         "abc",
-			Name:       "/sb",
-			Image:      "sha256:1",
-			State:      &container.State{Running: true, Status: "running"},
-			HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(mode), Init: &yes, Runtime: defaultRuntime},
+	return engine.Sandbox{
+		Container: engine.Container{
+			ContainerJSONBase: &container.ContainerJSONBase{
+				ID:         "abc",
+				Name:       "/sb",
+				Image:      "sha256:1",
+				State:      &container.State{Running: true, Status: "running"},
+				HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(mode), Init: &yes, Runtime: defaultRuntime},
+			},
+			Config:          &cfg,
+			NetworkSettings: &container.NetworkSettings{Networks: eps},
 		},
-		Config:          &cfg,
-		NetworkSettings: &container.NetworkSettings{Networks: eps},
+		Network: isolation.Observed{Attachments: &isolation.Attachments{Reported: true, Mode: mode, Networks: networks}},
 	}
 }
 
@@ -118,7 +122,7 @@ func TestSetFromEngine(t *testing.T) {
 	}}}
 	null := types.StringNull()
 	tests := map[string]struct {
-		in   engine.Container
+		in   engine.Sandbox
 		want map[string]attr.Value
 	}{
 		"created by the provider with defaults": {
@@ -226,7 +230,7 @@ func TestObserveKeepsEqualValues(t *testing.T) {
 	before := m
 
 	pids := int64(0)
-	c := engine.Container{ContainerJSONBase: &container.ContainerJSONBase{HostConfig: &container.HostConfig{
+	c := engine.Sandbox{Container: engine.Container{ContainerJSONBase: &container.ContainerJSONBase{HostConfig: &container.HostConfig{
 		CapDrop:      []string{"CAP_ALL", "net_raw"},
 		SecurityOpt:  []string{"no-new-privileges"},
 		Tmpfs:        map[string]string{"/tmp": "rw"},
@@ -234,7 +238,7 @@ func TestObserveKeepsEqualValues(t *testing.T) {
 		Runtime:      defaultRuntime,
 		Resources:    container.Resources{Memory: 64 * mib, MemorySwap: 64 * mib, PidsLimit: &pids},
 		PortBindings: nat.PortMap{"80/tcp": []nat.PortBinding{{HostIP: defaultPortHostIP}}},
-	}}}
+	}}}}
 	m.setObserved(ctx, c, engine.Defaults{})
 	for name, pair := range map[string][2]attr.Value{
 		"cap_drop": {before.CapDrop, m.CapDrop}, "tmpfs": {before.Tmpfs, m.Tmpfs}, "ports": {before.Ports, m.Ports},

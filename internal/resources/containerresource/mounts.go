@@ -159,7 +159,7 @@ func (m mountsModel) applyTo(spec *engine.ContainerSpec) diag.Diagnostics {
 
 // observe records the named volumes the engine shows mounted, keeping the
 // state's spelling (an unset read_only) where it means the same.
-func (m *mountsModel) observe(c engine.Container) {
+func (m *mountsModel) observe(c engine.Sandbox) {
 	held, _ := m.entries()
 	observed := engine.ObservedMounts(c)
 	if len(observed) == 0 {

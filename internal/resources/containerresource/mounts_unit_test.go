@@ -77,7 +77,7 @@ func TestMountsObserve(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := mountsModel{Mounts: mountsValue(t, c.held)}
-			m.observe(c.observed)
+			m.observe(engine.Sandbox{Container: c.observed})
 			if want := mountsValue(t, c.want); !m.Mounts.Equal(want) {
 				t.Errorf("observed %v, want %v", m.Mounts, want)
 			}

@@ -55,7 +55,7 @@ resource "sandbox_container" "remote" {
 		if err != nil {
 			t.Fatalf("%s (%s) is not on %s: %v", address, id, c.Endpoint(), err)
 		}
-		if v := isolation.Assess(got); !v.Isolated || !engine.IsRunning(got) {
+		if v := isolation.Assess(got.Network); !v.Isolated || !engine.IsRunning(got) {
 			t.Fatalf("%s on %s: isolated %v (%s), running %v", address, c.Endpoint(), v.Isolated, v.Reason,
 				engine.IsRunning(got))
 		}

@@ -58,19 +58,19 @@ func (n networkModel) isolated() bool {
 }
 
 // observeNetworks records the networks the engine shows.
-func (n *networkModel) observeNetworks(c engine.Container) {
-	n.Networks = values.StringSet(isolation.Assess(c).Networks)
+func (n *networkModel) observeNetworks(c engine.Sandbox) {
+	n.Networks = values.StringSet(isolation.Assess(c.Network).Networks)
 }
 
 // refreshIsolation records, when the state asks for isolation, the mode the
 // verdict gives, so that weaker isolation plans a replacement, and warns
 // with the reason and the networks.
-func (n *networkModel) refreshIsolation(c engine.Container, name string) diag.Diagnostics {
+func (n *networkModel) refreshIsolation(c engine.Sandbox, name string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if n.NetworkMode.IsNull() {
 		return diags
 	}
-	verdict := isolation.Assess(c)
+	verdict := isolation.Assess(c.Network)
 	n.NetworkMode = types.StringValue(verdict.Mode)
 	if !verdict.Isolated {
 		diags.AddAttributeWarning(path.Root("network_mode"), "Sandbox lost its network isolation",
@@ -83,12 +83,12 @@ func (n *networkModel) refreshIsolation(c engine.Container, name string) diag.Di
 
 // checkIsolated fails when the configuration asks for isolation and the
 // engine did not give it.
-func (n networkModel) checkIsolated(c engine.Container) diag.Diagnostics {
+func (n networkModel) checkIsolated(c engine.Sandbox) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if !n.isolated() {
 		return diags
 	}
-	if verdict := isolation.Assess(c); !verdict.Isolated {
+	if verdict := isolation.Assess(c.Network); !verdict.Isolated {
 		diags.AddAttributeError(path.Root("network_mode"), "Sandbox is not isolated",
 			fmt.Sprintf("The engine did not isolate container %s: %s.", engine.ShortID(c.ID), verdict.Reason))
 	}
@@ -97,9 +97,9 @@ func (n networkModel) checkIsolated(c engine.Container) diag.Diagnostics {
 
 // importNetwork sets network_mode as a configuration would have: "none"
 // only when the verdict says isolated.
-func (n *networkModel) importNetwork(c engine.Container) {
+func (n *networkModel) importNetwork(c engine.Sandbox) {
 	n.NetworkMode = types.StringNull()
-	if isolation.Assess(c).Isolated {
+	if isolation.Assess(c.Network).Isolated {
 		n.NetworkMode = types.StringValue(isolation.NoneMode)
 	}
 	n.observeNetworks(c)

@@ -27,7 +27,7 @@ func TestAccContainer_portsBindToLoopback(t *testing.T) {
   ]
 `),
 			ConfigStateChecks: []statecheck.StateCheck{
-				acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 					tcp, udp := c.HostConfig.PortBindings["8080/tcp"], c.HostConfig.PortBindings["5353/udp"]
 					if len(tcp) != 1 || tcp[0].HostIP != "127.0.0.1" || len(udp) != 1 || udp[0].HostIP != "0.0.0.0" {
 						return fmt.Errorf("port bindings %v", c.HostConfig.PortBindings)

@@ -229,7 +229,7 @@ func TestAccContainer_gVisorRuntime(t *testing.T) {
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(addr, attr("runtime"), knownvalue.StringExact("runsc")),
 			acctest.ExpectIsolated(t, addr),
-			acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+			acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 				if c.HostConfig.Runtime != "runsc" {
 					return fmt.Errorf("runtime %q", c.HostConfig.Runtime)
 				}
@@ -257,7 +257,7 @@ func TestAccContainer_gVisorRuntime(t *testing.T) {
 			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
 		},
 		ConfigStateChecks: []statecheck.StateCheck{
-			acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+			acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 				if c.HostConfig.Runtime != "runsc" || c.HostConfig.Memory != 384*mib {
 					return fmt.Errorf("runtime %q, memory %d", c.HostConfig.Runtime, c.HostConfig.Memory)
 				}

@@ -70,7 +70,7 @@ func (r *Resource) resolvePending(ctx context.Context, m *resourceModel) (bool, 
 // observe inspects the container and checks that the engine shows what the
 // configuration asks for: no network when network_mode is "none", and a
 // running container when running is true.
-func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (engine.Container, diag.Diagnostics) {
+func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (engine.Sandbox, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	c, err := r.Client.InspectContainer(ctx, id)
 	if err != nil {

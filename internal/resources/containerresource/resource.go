@@ -222,7 +222,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 // leaves networks to be observed when the sandbox is started or stopped.
 // It reads the raw values where it can: each attribute path the framework
 // resolves walks the whole schema, which a plan pays once per sandbox
-// (bench/RESULTS.md).
+// (bench/HISTORY.md).
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return

@@ -45,7 +45,7 @@ func TestAccContainer_isolatedCreateAndImport(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, attr("image_id"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:`))),
 				statecheck.ExpectSensitiveValue(addr, attr("env")),
 				acctest.ExpectIsolated(t, addr),
-				acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
+				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 					if c.Config.Labels[engine.LabelManagedBy] != engine.ManagedByValue {
 						return fmt.Errorf("ownership label missing: %v", c.Config.Labels)
 					}
@@ -224,7 +224,7 @@ func TestAccContainer_stoppedOrPausedIsStartedInPlace(t *testing.T) {
 			ConfigPlanChecks: pausedInPlace,
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(addr, attr("id")),
-				acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
+				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 					if c.State.Paused || !c.State.Running {
 						return fmt.Errorf("status %q after apply", c.State.Status)
 					}
@@ -239,7 +239,7 @@ func TestAccContainer_runningFalseStopsAndStarts(t *testing.T) {
 	name := acctest.Name(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	isState := func(status string) statecheck.StateCheck {
-		return acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
+		return acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 			if c.State.Status != status {
 				return fmt.Errorf("status %q, want %q", c.State.Status, status)
 			}
@@ -291,7 +291,7 @@ func TestAccContainer_renameInPlace(t *testing.T) {
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(addr, attr("id")),
-				acctest.ExpectEngine(t, addr, func(c container.InspectResponse) error {
+				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 					if c.Name != "/"+name+"-renamed" {
 						return fmt.Errorf("engine name %q", c.Name)
 					}

@@ -26,7 +26,7 @@ func TestAccContainer_restartPolicy(t *testing.T) {
 	acctest.RequireAcc(t)
 	config := func(extra string) string { return acctest.Config(name, "  network_mode = \"none\"\n"+extra) }
 	policy := func(want string) statecheck.StateCheck {
-		return acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+		return acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 			if got := engine.ObservedRestart(c.HostConfig); got != want {
 				return fmt.Errorf("restart policy %q, want %q", got, want)
 			}

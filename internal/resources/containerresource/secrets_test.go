@@ -28,7 +28,7 @@ func TestAccContainer_secretEnvNeverStored(t *testing.T) {
 `, secret, version))
 	}
 	secretInside := func(secret string) statecheck.StateCheck {
-		return acctest.ExpectEngine(t, addr, func(c engine.Container) error {
+		return acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
 			if !slices.Contains(c.Config.Env, "API_TOKEN="+secret) {
 				return fmt.Errorf("the sandbox's environment lacks the secret")
 			}

@@ -46,12 +46,12 @@ type mainProcess struct {
 
 // loops reports whether two looks at a sandbox, settleTime apart, show its
 // main process restarting in a loop.
-func loops(first, second engine.Container) bool {
+func loops(first, second engine.Sandbox) bool {
 	return engine.Restarting(second) || engine.Restarts(second) > engine.Restarts(first)
 }
 
 // observed is what a look at c saw.
-func observedMainProcess(c engine.Container, looping bool) mainProcess {
+func observedMainProcess(c engine.Sandbox, looping bool) mainProcess {
 	p := mainProcess{Restarts: engine.Restarts(c), Looping: looping}
 	if looping && c.State != nil {
 		p.ExitCode = c.State.ExitCode
@@ -99,7 +99,7 @@ func planLoopingReplacement(ctx context.Context, req resource.ModifyPlanRequest,
 // doesNotStayUpDiagnostic says that a created sandbox's main process did
 // not stay up, with its exit code and the end of its log (secrets
 // redacted; log is empty when it could not be read).
-func doesNotStayUpDiagnostic(c engine.Container, log string, secrets values.Secrets) diag.Diagnostic {
+func doesNotStayUpDiagnostic(c engine.Sandbox, log string, secrets values.Secrets) diag.Diagnostic {
 	what := fmt.Sprintf("The main process of container %s does not stay up", engine.ShortID(c.ID))
 	if c.ContainerJSONBase != nil && c.State != nil {
 		switch {

@@ -57,7 +57,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	slices.SortFunc(found, func(a, b engine.Container) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(found, func(a, b engine.Sandbox) int { return strings.Compare(a.Name, b.Name) })
 	users, diags := d.volumeUsers(ctx, found)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return

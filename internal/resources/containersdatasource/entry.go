@@ -16,8 +16,8 @@ import (
 // entry is one container as the data source lists it, with the verdict of
 // internal/isolation; users are the containers that mount each volume it
 // mounts.
-func entry(c engine.Container, users map[string][]engine.VolumeUser) types.Object {
-	v := isolation.Assess(c)
+func entry(c engine.Sandbox, users map[string][]engine.VolumeUser) types.Object {
+	v := isolation.Assess(c.Network)
 	name, image, imageID, resourceType := "", "", "", ""
 	labels := map[string]string{}
 	if c.ContainerJSONBase != nil {
@@ -53,7 +53,7 @@ func entry(c engine.Container, users map[string][]engine.VolumeUser) types.Objec
 
 // mountList is the container's mounts, sorted by target, and the host
 // paths among them.
-func mountList(c engine.Container) (types.List, []string) {
+func mountList(c engine.Sandbox) (types.List, []string) {
 	observed := engine.ObservedMounts(c)
 	var list []attr.Value
 	var hostPaths []string
@@ -77,7 +77,7 @@ func mountList(c engine.Container) (types.List, []string) {
 
 // volumesOf are the named volumes c mounts, and whether it can write to
 // each.
-func volumesOf(c engine.Container) map[string]bool {
+func volumesOf(c engine.Sandbox) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range engine.ObservedMounts(c) {
 		if m.Volume != "" {
@@ -89,7 +89,7 @@ func volumesOf(c engine.Container) map[string]bool {
 
 // sharedVolumes are the volumes c mounts that another container mounts
 // too, where one of the two can write, sorted.
-func sharedVolumes(c engine.Container, users map[string][]engine.VolumeUser) []string {
+func sharedVolumes(c engine.Sandbox, users map[string][]engine.VolumeUser) []string {
 	var shared []string
 	for volume, writable := range volumesOf(c) {
 		for _, u := range users[volume] {

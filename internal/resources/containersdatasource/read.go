@@ -17,7 +17,7 @@ const inspectors = 8
 
 // list lists the provider's containers once, filtered by the engine by
 // their labels and name, and inspects each one it returns.
-func (d *DataSource) list(ctx context.Context, labels map[string]string, namePrefix string) ([]engine.Container, diag.Diagnostics) {
+func (d *DataSource) list(ctx context.Context, labels map[string]string, namePrefix string) ([]engine.Sandbox, diag.Diagnostics) {
 	ids, err := d.Client.ManagedContainers(ctx, labels, namePrefix)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
@@ -33,10 +33,10 @@ func (d *DataSource) list(ctx context.Context, labels map[string]string, namePre
 
 // inspect inspects the containers, a few at a time, leaving out those that
 // are gone.
-func (d *DataSource) inspect(ctx context.Context, ids []string) ([]engine.Container, error) {
+func (d *DataSource) inspect(ctx context.Context, ids []string) ([]engine.Sandbox, error) {
 	var (
 		mu       sync.Mutex
-		found    []engine.Container
+		found    []engine.Sandbox
 		firstErr error
 		wg       sync.WaitGroup
 	)
@@ -67,7 +67,7 @@ func (d *DataSource) inspect(ctx context.Context, ids []string) ([]engine.Contai
 
 // volumeUsers lists, once per volume that one of the containers mounts,
 // every container that mounts it.
-func (d *DataSource) volumeUsers(ctx context.Context, found []engine.Container) (map[string][]engine.VolumeUser, diag.Diagnostics) {
+func (d *DataSource) volumeUsers(ctx context.Context, found []engine.Sandbox) (map[string][]engine.VolumeUser, diag.Diagnostics) {
 	users := map[string][]engine.VolumeUser{}
 	for _, c := range found {
 		for volume := range volumesOf(c) {

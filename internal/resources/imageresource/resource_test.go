@@ -160,7 +160,7 @@ func TestAccImage_buildAndRebuild(t *testing.T) {
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(addr, attr("tagged"), knownvalue.Bool(true)),
 			expectFile(t, "/etc/greeting", "hello again"),
-			acctest.ExpectEngine(t, "sandbox_container.test", func(c engine.Container) error {
+			acctest.ExpectEngine(t, "sandbox_container.test", func(c engine.Sandbox) error {
 				img, err := acctest.Engine(t).InspectImage(context.Background(), tag)
 				if err != nil || img.ID != c.Image {
 					return fmt.Errorf("%s names %s (%s), the sandbox runs %s", tag, img.ID, acctest.ErrText(err), c.Image)
@@ -344,7 +344,7 @@ func TestAccImage_dockerfileTargetAndLabels(t *testing.T) {
 				}
 				return nil
 			}),
-			acctest.ExpectEngine(t, "sandbox_container.test", func(c engine.Container) error {
+			acctest.ExpectEngine(t, "sandbox_container.test", func(c engine.Sandbox) error {
 				img, err := acctest.Engine(t).InspectImage(context.Background(), c.Image)
 				if err != nil {
 					return err

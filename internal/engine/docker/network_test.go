@@ -1,0 +1,53 @@
+package docker
+
+import (
+	"testing"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+)
+
+// What the Docker engine and Podman show of a container's network, as the
+// Docker backend gives it to the verdict: Podman's shapes made to read as
+// Docker's where they mean the same (normalize), and nothing made up where
+// the engine showed nothing.
+func TestObservedNetworkOfDockerAndPodman(t *testing.T) {
+	t.Parallel()
+	inspect := func(mode string, networks ...string) engine.Container {
+		eps := map[string]*network.EndpointSettings{}
+		for _, n := range networks {
+			eps[n] = &network.EndpointSettings{}
+		}
+		return engine.Container{
+			ContainerJSONBase: &container.ContainerJSONBase{HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(mode)}},
+			NetworkSettings:   &container.NetworkSettings{Networks: eps},
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		kind     Kind
+		in       engine.Container
+		isolated bool
+		mode     string
+	}{
+		{"Docker: none", KindDocker, inspect("none", "none"), true, "none"},
+		{"Docker: bridge", KindDocker, inspect("bridge", "bridge"), false, "bridge"},
+		{"Docker: none, reattached to bridge", KindDocker, inspect("none", "none", "bridge"), false, "bridge"},
+		{"Podman: none lists no network", KindPodman, inspect("none"), true, "none"},
+		{"Podman: its default network", KindPodman, inspect("bridge", "podman"), false, "bridge"},
+		{"no host configuration", KindDocker, engine.Container{}, false, "unknown"},
+	} {
+		normalize(c.kind, &c.in)
+		observed := observedNetwork(c.in)
+		if observed.Pod != nil || observed.Attachments == nil {
+			t.Errorf("%s: observed %+v, want attachments only", c.name, observed)
+			continue
+		}
+		if v := isolation.Assess(observed); v.Isolated != c.isolated || v.Mode != c.mode {
+			t.Errorf("%s: verdict %+v, want isolated %v, mode %q", c.name, v, c.isolated, c.mode)
+		}
+	}
+}
