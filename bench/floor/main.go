@@ -28,6 +28,7 @@ func main() {
 	image := flag.String("image", "tfsandbox/busybox:latest", "local image the sandboxes run")
 	prefix := flag.String("prefix", "tfbench-floor", "container name prefix")
 	settleCmd := flag.String("settle", "", "command to run, untimed, before each phase (bench/settle)")
+	volumes := flag.Bool("remove-volumes", false, "remove anonymous volumes too, as the provider's removal asks")
 	flag.Parse()
 
 	settle := func() {
@@ -37,13 +38,13 @@ func main() {
 			_ = cmd.Run()
 		}
 	}
-	if err := run(context.Background(), *n, *parallel, *image, *prefix, settle); err != nil {
+	if err := run(context.Background(), *n, *parallel, *image, *prefix, *volumes, settle); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, parallel int, image, prefix string, settle func()) error {
+func run(ctx context.Context, n, parallel int, image, prefix string, volumes bool, settle func()) error {
 	api, err := floorcalls.Connect(ctx)
 	if err != nil {
 		return err
@@ -80,7 +81,7 @@ func run(ctx context.Context, n, parallel int, image, prefix string, settle func
 
 	settle()
 	remove, err := timed(n, parallel, func(i int) error {
-		if err := floorcalls.Remove(ctx, api, ids[i]); err != nil {
+		if err := floorcalls.RemoveAs(ctx, api, ids[i], volumes); err != nil {
 			return err
 		}
 		ids[i] = ""

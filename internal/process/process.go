@@ -19,7 +19,7 @@ var sdkLogLevels = []string{"TF_LOG_SDK_FRAMEWORK", "TF_LOG_SDK_PROTO"}
 // QuietUnreadLogs turns the plugin SDK's trace logs off when no TF_LOG*
 // variable asks for logs. Terraform then discards every line the provider
 // writes, yet formatting the framework's per-attribute trace lines, and
-// Terraform parsing them, took about half of a plan's time (bench/RESULTS.md).
+// Terraform parsing them, took about half of a plan's time (bench/HISTORY.md).
 // With any TF_LOG* variable set, logging is left exactly as configured.
 func QuietUnreadLogs() {
 	for _, kv := range os.Environ() {
@@ -40,7 +40,7 @@ func QuietUnreadLogs() {
 // the whole process under 64 MiB, made a plan of 200 sandboxes about 10 %
 // faster and its peak RSS lower (56 MiB instead of 60). A small run now lets
 // the heap grow toward the limit before it collects: about 45 MiB for 10
-// sandboxes instead of 31 (bench/RESULTS.md).
+// sandboxes instead of 31 (bench/HISTORY.md).
 //
 // The limit bounds the Go runtime's memory only. The provider's own code
 // and data, mapped from its binary, add about 25 MiB to its resident size

@@ -66,9 +66,15 @@ func Inspect(ctx context.Context, api client.APIClient, id string) (container.In
 
 // Remove force-removes the container id.
 func Remove(ctx context.Context, api client.APIClient, id string) error {
+	return RemoveAs(ctx, api, id, false)
+}
+
+// RemoveAs force-removes the container id, and with volumes its anonymous
+// volumes too, as the provider's removal asks.
+func RemoveAs(ctx context.Context, api client.APIClient, id string, volumes bool) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	return api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true})
+	return api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: volumes})
 }
 
 // labels stand for the provider's: what it was configured with, a create

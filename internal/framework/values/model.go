@@ -22,7 +22,7 @@ import (
 // through general reflection that re-reads, and re-checks with a freshly
 // compiled regular expression, every struct tag at every call; a refresh
 // of 200 sandboxes spent about a third of the provider's own CPU there
-// (bench/RESULTS.md). Here the tags are read once per model type, and a
+// (bench/HISTORY.md). Here the tags are read once per model type, and a
 // value is converted once, as the framework converts it.
 
 // GetState reads the whole state into target, a pointer to a model.
