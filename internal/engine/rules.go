@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -31,16 +32,23 @@ type Rules interface {
 type Refusal struct {
 	Attribute string
 	Key       string
-	Summary   string
-	Detail    string
+	// Field is the attribute of the map entry Key it is about, if any.
+	Field   string
+	Summary string
+	Detail  string
 }
 
-// At is where the refusal is, as a message names it: "mounts[/work]".
+// At is where the refusal is, as a message names it: "mounts[/work]",
+// "ulimits[nproc].hard".
 func (r Refusal) At() string {
-	if r.Key == "" {
-		return r.Attribute
+	at := r.Attribute
+	if r.Key != "" {
+		at += "[" + r.Key + "]"
 	}
-	return r.Attribute + "[" + r.Key + "]"
+	if r.Field != "" {
+		at += "." + r.Field
+	}
+	return at
 }
 
 // Fixed are attributes a backend cannot change on a sandbox it made. Why,
@@ -62,6 +70,9 @@ var LimitAttributes = []string{"memory", "memory_swap", "cpus", "pids_limit"}
 type PlannedSandbox struct {
 	Spec ContainerSpec
 	Set  map[string]bool
+	// Unknown names the attributes known only at apply whose empty value
+	// in Spec would mean something (runtime: the engine's default).
+	Unknown map[string]bool
 	// FilesBytes is the size of the sandbox's files.
 	FilesBytes int
 	// Stopped is a sandbox to be made and not started (running = false).
@@ -90,6 +101,40 @@ type PlannedVolume struct {
 
 // Sets reports whether the volume sets attr (see PlannedSandbox.Sets).
 func (p PlannedVolume) Sets(attr string, inSpec bool) bool { return p.Set[attr] || inSpec }
+
+// GVisorMinMemory is the least memory a gVisor sandbox works with: under
+// runsc the memory limit covers the whole sandbox, its user-space kernel
+// included, which needs about 16 MiB to start.
+const GVisorMinMemory = 32 << 20
+
+// GVisorRefusals are gVisor's rules, for a backend to apply to a sandbox
+// that runs under it, as its facts say: memory too small for gVisor's
+// kernel, and an nproc ulimit above pids_limit, which a backend enforces
+// inside gVisor as that ulimit (the host's pids cgroup counts gVisor's own
+// threads there). A runtime known only at apply is checked then.
+func GVisorRefusals(facts Facts, p PlannedSandbox) []Refusal {
+	if p.Unknown["runtime"] || !facts.IsGVisor(p.Spec.Runtime) {
+		return nil
+	}
+	var out []Refusal
+	s := p.Spec
+	for _, u := range s.Ulimits {
+		if pids := s.Limits.PidsLimit; u.Name == "nproc" && pids > 0 && u.Hard > pids {
+			out = append(out, Refusal{Attribute: "ulimits", Key: "nproc", Field: "hard",
+				Summary: "nproc above pids_limit under gVisor", Detail: fmt.Sprintf("ulimits.nproc.hard = %d is "+
+					"above pids_limit = %d. Under gVisor the provider enforces pids_limit inside the sandbox as the "+
+					"nproc ulimit, so a larger nproc would let the sandbox run more processes than pids_limit. "+
+					"Remove ulimits.nproc, or set it to at most %d.", u.Hard, pids, pids)})
+		}
+	}
+	if m := s.Limits.Memory; m > 0 && m < GVisorMinMemory {
+		out = append(out, Refusal{Attribute: "memory", Summary: "memory too small for gVisor", Detail: fmt.Sprintf(
+			"memory = %d MiB is below %d MiB, the least a gVisor sandbox works with: under runsc the limit "+
+				"also covers gVisor's own kernel, which needs about 16 MiB to start. Set memory to at least %d.",
+			m>>20, GVisorMinMemory>>20, GVisorMinMemory>>20)})
+	}
+	return out
+}
 
 // RefusedError is what an apply meets that the backend's rules refuse: a
 // value the plan could not check because it was known only at apply.

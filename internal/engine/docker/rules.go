@@ -15,17 +15,27 @@ import (
 // not apply, and memory, CPUs and runtimes it does not have, are refused
 // from its Facts by the resource, the same way on every backend.
 
-// RefuseSandbox refuses a seccomp profile given as a path: Docker takes a
-// profile's content.
-func (d Docker) RefuseSandbox(_ context.Context, p engine.PlannedSandbox) []engine.Refusal {
-	return seccompRefusals(p.Spec.SecurityOpt, false, d.endpoint)
+// RefuseSandbox refuses a seccomp profile given as a path (Docker takes a
+// profile's content), and what gVisor's rules refuse under runsc.
+func (d Docker) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []engine.Refusal {
+	return append(seccompRefusals(p.Spec.SecurityOpt, false, d.endpoint), d.gVisorRefusals(ctx, p)...)
+}
+
+// gVisorRefusals are gVisor's rules (engine.GVisorRefusals), for a
+// sandbox that runs under it here.
+func (c *Client) gVisorRefusals(ctx context.Context, p engine.PlannedSandbox) []engine.Refusal {
+	facts, err := c.Facts(ctx)
+	if err != nil {
+		return nil // the plan warns that it could not check; create checks what the engine applied
+	}
+	return engine.GVisorRefusals(facts, p)
 }
 
 // RefuseSandbox refuses what Podman 4's Docker-compatible API would ignore
 // or reject at create: a runtime (it runs its own default), the uid= and
 // gid= tmpfs options, and a seccomp profile given inline (it reads a path
-// on its own host).
-func (p Podman) RefuseSandbox(_ context.Context, planned engine.PlannedSandbox) []engine.Refusal {
+// on its own host); and gVisor's rules where its default runtime is gVisor.
+func (p Podman) RefuseSandbox(ctx context.Context, planned engine.PlannedSandbox) []engine.Refusal {
 	var out []engine.Refusal
 	if name := planned.Spec.Runtime; name != "" {
 		out = append(out, engine.Refusal{Attribute: "runtime", Summary: "Runtime not honoured by this engine",
@@ -44,7 +54,8 @@ func (p Podman) RefuseSandbox(_ context.Context, planned engine.PlannedSandbox) 
 			}
 		}
 	}
-	return append(out, seccompRefusals(planned.Spec.SecurityOpt, true, p.endpoint)...)
+	out = append(out, seccompRefusals(planned.Spec.SecurityOpt, true, p.endpoint)...)
+	return append(out, p.gVisorRefusals(ctx, planned)...)
 }
 
 // seccompRefusals refuses a seccomp profile in the form the engine cannot

@@ -33,7 +33,8 @@ func TestSeccompProfileInTheFormTheEngineTakes(t *testing.T) {
 // tmpfs owners, which Docker takes.
 func TestRulesOfDockerAndPodman(t *testing.T) {
 	t.Parallel()
-	client := &Client{endpoint: "unix:///x.sock"}
+	client := &Client{endpoint: "unix:///x.sock", facts: &engine.Facts{DefaultRuntime: "runc",
+		Runtimes: map[string]string{"runc": "runc", "runsc": "/usr/bin/runsc"}}}
 	for _, c := range []struct {
 		name         string
 		spec         engine.ContainerSpec
@@ -45,6 +46,8 @@ func TestRulesOfDockerAndPodman(t *testing.T) {
 			nil, []string{"tmpfs[/a]", "tmpfs[/b]"}},
 		{"tmpfs mode", engine.ContainerSpec{Tmpfs: map[string]string{"/a": "mode=1777"}}, nil, nil},
 		{"a host path", engine.ContainerSpec{Mounts: []engine.Mount{{Target: "/w", HostPath: "/srv/w"}}}, nil, nil},
+		{"too little memory for gVisor", engine.ContainerSpec{Runtime: "runsc", Limits: engine.Limits{Memory: 16 << 20}},
+			[]string{"memory"}, []string{"runtime", "memory"}},
 	} {
 		planned := engine.PlannedSandbox{Spec: c.spec}
 		for _, b := range []struct {

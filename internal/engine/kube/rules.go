@@ -97,6 +97,9 @@ func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []e
 		}
 	}
 	out = append(out, c.refuseRuntime(ctx, spec.Runtime)...)
+	if facts, err := c.Facts(ctx); err == nil {
+		out = append(out, engine.GVisorRefusals(facts, p)...)
+	}
 	if p.FilesBytes > filesBytes {
 		out = append(out, engine.Refusal{Attribute: "files", Summary: "Files too large for a Kubernetes cluster",
 			Detail: fmt.Sprintf("The files have %d bytes, more than the %d a sandbox's files may have on a "+

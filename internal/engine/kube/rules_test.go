@@ -20,7 +20,8 @@ func TestObjectNameOK(t *testing.T) {
 	}
 }
 
-var testClient = &Client{server: "https://127.0.0.1:6443", namespace: "sandboxes"}
+var testClient = &Client{server: "https://127.0.0.1:6443", namespace: "sandboxes", class: "gvisor",
+	facts: &engine.Facts{DefaultRuntime: "gvisor", Runtimes: map[string]string{"gvisor": "runsc", "runsc": "runsc"}}}
 
 // What a cluster refuses of a sandbox, by attribute, whether the plan set
 // it to a value known only at apply (Set) or the spec holds it.
@@ -51,6 +52,10 @@ func TestClusterRefusesWhatAPodCannotCarry(t *testing.T) {
 			Mounts: []engine.Mount{{Target: "/w", HostPath: "/srv"}, {Target: "/v", Volume: "work"}}}}, []string{"mounts[/w]"}},
 		{"files its Secret holds", engine.PlannedSandbox{FilesBytes: filesBytes}, nil},
 		{"files too large for its Secret", engine.PlannedSandbox{FilesBytes: filesBytes + 1}, []string{"files"}},
+		{"another runtime", engine.PlannedSandbox{Spec: engine.ContainerSpec{Runtime: "runc"}}, []string{"runtime"}},
+		{"the class's handler", engine.PlannedSandbox{Spec: engine.ContainerSpec{Runtime: "runsc"}}, nil},
+		{"too little memory for gVisor", engine.PlannedSandbox{Spec: engine.ContainerSpec{
+			Limits: engine.Limits{Memory: 16 << 20}}}, []string{"memory"}},
 	} {
 		got := refusedAt(testClient.RefuseSandbox(context.Background(), c.p))
 		if !slices.Equal(got, c.want) {

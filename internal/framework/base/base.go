@@ -100,6 +100,9 @@ func Refusals(refusals []engine.Refusal) diag.Diagnostics {
 		if r.Key != "" {
 			at = at.AtMapKey(r.Key)
 		}
+		if r.Field != "" {
+			at = at.AtName(r.Field)
+		}
 		diags.AddAttributeError(at, r.Summary, r.Detail)
 	}
 	return diags

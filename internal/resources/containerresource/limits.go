@@ -282,33 +282,6 @@ func missingUlimit(name, limit string) diag.Diagnostic {
 			name, limit, name))
 }
 
-// Under gVisor the memory limit covers the whole sandbox, its user-space
-// kernel included, which needs about 16 MiB to start; a sandbox over its
-// memory goes down as a whole. pids_limit means what it means under runc:
-// gVisor's own kernel enforces it as the nproc ulimit (engine/gvisor.go).
-const gVisorMinMemoryMiB = 32
-
-// checkGVisor refuses memory too small for a gVisor sandbox, and an nproc
-// ulimit that would loosen pids_limit, which gVisor enforces as that
-// ulimit.
-func checkGVisor(plan map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
-	pids, hasPids := values.RawNumber(plan["pids_limit"])
-	if nproc, ok := ulimitHard(plan["ulimits"], "nproc"); ok && hasPids && nproc > pids {
-		resp.Diagnostics.AddAttributeError(path.Root("ulimits").AtMapKey("nproc").AtName("hard"),
-			"nproc above pids_limit under gVisor", fmt.Sprintf(
-				"ulimits.nproc.hard = %.0f is above pids_limit = %.0f. Under gVisor the provider enforces "+
-					"pids_limit inside the sandbox as the nproc ulimit, so a larger nproc would let the sandbox "+
-					"run more processes than pids_limit. Remove ulimits.nproc, or set it to at most %.0f.",
-				nproc, pids, pids))
-	}
-	if v, ok := values.RawNumber(plan["memory"]); ok && v < gVisorMinMemoryMiB {
-		resp.Diagnostics.AddAttributeError(path.Root("memory"), "memory too small for gVisor", fmt.Sprintf(
-			"memory = %.0f MiB is below %d MiB, the least a gVisor sandbox works with: under runsc the limit "+
-				"also covers gVisor's own kernel, which needs about 16 MiB to start. Set memory to at least %d.",
-			v, gVisorMinMemoryMiB, gVisorMinMemoryMiB))
-	}
-}
-
 // ulimitHard is the hard value of the named ulimit in a planned ulimits
 // map, when it is known.
 func ulimitHard(ulimits tftypes.Value, name string) (float64, bool) {

@@ -64,9 +64,6 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 			"cpus = %g is more than the %d CPUs of the engine at %s. cpus counts CPUs: 0.5 is half of one "+
 				"(500 would be 500 CPUs, not 500 millicores).", v, facts.NCPU, r.Client.Endpoint()))
 	}
-	if runtime := values.RawString(plan["runtime"]); plan["runtime"].IsKnown() && facts.IsGVisor(runtime) {
-		checkGVisor(plan, resp)
-	}
 	if runtime := values.RawString(plan["runtime"]); runtime != "" && len(facts.Runtimes) > 0 {
 		if _, ok := facts.Runtimes[runtime]; !ok {
 			resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime unknown to the engine", fmt.Sprintf(

@@ -20,9 +20,10 @@ import (
 // whole spec.
 
 // plannedSandbox is the sandbox as the plan knows it, for the backend's
-// rules: only known values in the spec, and the attributes that a rule
-// refuses whatever their value in Set. Files are asked about once they
-// are counted (planFiles).
+// rules: only known values in the spec (of the limits, those gVisor's
+// rules read), the attributes that a rule refuses whatever their value in
+// Set, and in Unknown a runtime known only at apply. Files are asked about
+// once they are counted (planFiles).
 func plannedSandbox(plan, state map[string]tftypes.Value) engine.PlannedSandbox {
 	p := engine.PlannedSandbox{
 		Spec: engine.ContainerSpec{
@@ -34,6 +35,18 @@ func plannedSandbox(plan, state map[string]tftypes.Value) engine.PlannedSandbox 
 			Mounts:      plannedHostPaths(plan["mounts"]),
 		},
 		Set: map[string]bool{},
+	}
+	if !plan["runtime"].IsKnown() {
+		p.Unknown = map[string]bool{"runtime": true}
+	}
+	if v, ok := values.RawNumber(plan["memory"]); ok {
+		p.Spec.Limits.Memory = int64(v) * mib
+	}
+	if v, ok := values.RawNumber(plan["pids_limit"]); ok {
+		p.Spec.Limits.PidsLimit = int64(v)
+	}
+	if hard, ok := ulimitHard(plan["ulimits"], "nproc"); ok {
+		p.Spec.Ulimits = []engine.Ulimit{{Name: "nproc", Hard: int64(hard)}}
 	}
 	for _, attr := range []string{"ports", "shm_size"} {
 		if v, ok := plan[attr]; ok && !v.IsNull() {

@@ -45,3 +45,24 @@ func TestPlannedSandboxHoldsOnlyWhatIsKnown(t *testing.T) {
 		t.Error("a sandbox that exists is planned as made stopped")
 	}
 }
+
+// gVisor's rules get the limits they read from the plan, and a runtime
+// known only at apply is marked so.
+func TestPlannedSandboxCarriesGVisorsLimits(t *testing.T) {
+	t.Parallel()
+	ulimit := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"soft": tftypes.Number, "hard": tftypes.Number}}
+	plan := map[string]tftypes.Value{
+		"runtime":    tftypes.NewValue(tftypes.String, tftypes.UnknownValue),
+		"memory":     tftypes.NewValue(tftypes.Number, 16),
+		"pids_limit": tftypes.NewValue(tftypes.Number, 64),
+		"ulimits": tftypes.NewValue(tftypes.Map{ElementType: ulimit}, map[string]tftypes.Value{
+			"nproc": tftypes.NewValue(ulimit, map[string]tftypes.Value{
+				"soft": tftypes.NewValue(tftypes.Number, 64), "hard": tftypes.NewValue(tftypes.Number, 100)}),
+		}),
+	}
+	p := plannedSandbox(plan, nil)
+	if !p.Unknown["runtime"] || p.Spec.Limits.Memory != 16*mib || p.Spec.Limits.PidsLimit != 64 ||
+		len(p.Spec.Ulimits) != 1 || p.Spec.Ulimits[0].Hard != 100 {
+		t.Errorf("planned %+v", p)
+	}
+}
