@@ -33,6 +33,11 @@
 #                        on the test cluster (scripts/cluster.sh, started
 #                        here when it does not run), against the cluster's
 #                        own API (bench/clusterfloor); 0 skips them
+#   BENCH_DESTROY_SPLIT=1 in each round, also the floor's removal asking the
+#                        engine to remove anonymous volumes too (as the
+#                        provider does), and the provider's destroy without
+#                        its refresh (-refresh=false, after another apply):
+#                        where a destroy's time goes
 #
 # Run through `make bench`, which makes sure an engine and the image exist.
 set -euo pipefail
@@ -78,6 +83,7 @@ export TF_VAR_image="$image"
 
 remote_n="${BENCH_REMOTE_N:-50}"
 cluster_counts="${BENCH_CLUSTER_N:-50 200}"
+destroy_split="${BENCH_DESTROY_SPLIT:-0}"
 cluster_started=0
 
 cleanup() {
@@ -168,6 +174,14 @@ for n in $counts; do
     tf apply "$n" apply -auto-approve
     tf plan "$n" plan -detailed-exitcode
     tf destroy "$n" destroy -auto-approve
+
+    if [ "$destroy_split" = 1 ]; then
+      echo "== N=$n round $round/$rounds: destroy split"
+      read -r _ _ _ remove < <("$work/floor" -n "$n" -image "$image" -settle "$work/settle" -remove-volumes)
+      printf '%s\tfloor-volumes\tdestroy\t%s\t0\t0\t%s\n' "$n" "$remove" "$round" >>"$results"
+      where=split tf apply "$n" apply -auto-approve
+      where=norefresh tf destroy "$n" destroy -auto-approve -refresh=false
+    fi
 
     noop_layers "N=$n round $round/$rounds" "$n" alone framework engine
   done
@@ -261,6 +275,26 @@ awk -F'\t' "$median_awk"'
     }
     if (overhead != "") printf "\nterraform plan of 0 sandboxes (CLI and provider start-up): %.2f s\n", median(overhead)
   }' "$results" | tee "$work/table.md"
+
+if [ "$destroy_split" = 1 ]; then
+  echo
+  echo "Where a destroy goes, medians of $rounds rounds: the floor's forced removals, and with anonymous"
+  echo "volumes removed too (as the provider asks); terraform destroy with its refresh, and without it"
+  echo "(-refresh=false); the refresh alone is the plan; Terraform alone's destroy is Terraform's own work."
+  echo
+  awk -F'\t' "$median_awk"'
+    $3 == "destroy" || $3 == "plan" { secs[$1, $2, $3] = secs[$1, $2, $3] " " $4; if (!($1 in seen)) { seen[$1] = 1; ns[++k] = $1 } }
+    END {
+      printf "| %5s | %9s | %21s | %17s | %28s | %17s | %24s |\n", "N", "floor (s)", "floor + volumes (s)", "destroy (s)", "destroy -refresh=false (s)", "plan (s)", "Terraform alone destroy (s)"
+      printf "|------:|----------:|----------------------:|------------------:|----------------------------:|------------------:|-------------------------:|\n"
+      for (i = 1; i <= k; i++) {
+        n = ns[i]; f = median(secs[n, "floor", "destroy"])
+        if (secs[n, "norefresh", "destroy"] == "") continue
+        d = median(secs[n, "provider", "destroy"]); nr = median(secs[n, "norefresh", "destroy"])
+        printf "| %5s | %9.2f | %14.2f (%4.2fx) | %9.2f (%4.2fx) | %20.2f (%4.2fx) | %17.2f | %24.2f |\n", n, f, median(secs[n, "floor-volumes", "destroy"]), median(secs[n, "floor-volumes", "destroy"]) / f, d, d / f, nr, nr / f, median(secs[n, "provider", "plan"]), median(secs[n, "alone", "destroy"])
+      }
+    }' "$results" | tee "$work/destroy.md"
+fi
 
 if [ "$remote_n" != 0 ]; then
   echo
