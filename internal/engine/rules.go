@@ -69,7 +69,7 @@ var LimitAttributes = []string{"memory", "memory_swap", "cpus", "pids_limit"}
 // their value; at apply, Spec is whole and Set is empty.
 type PlannedSandbox struct {
 	Spec ContainerSpec
-	Set  map[string]bool
+	Set  Attributes
 	// Unknown names the attributes known only at apply whose empty value
 	// in Spec would mean something (runtime: the engine's default).
 	Unknown map[string]bool
@@ -79,28 +79,26 @@ type PlannedSandbox struct {
 	Stopped bool
 }
 
-// Sets reports whether the sandbox sets attr: the plan says so, or the
-// spec's value for it is not empty.
-func (p PlannedSandbox) Sets(attr string, inSpec bool) bool { return p.Set[attr] || inSpec }
+// Attributes names the attributes a configuration sets, to a value known
+// at plan or only at apply.
+type Attributes map[string]bool
+
+// Has reports whether attr is set: the plan says so, or (at apply, or
+// for a known value) inSpec, the spec's value for it is not empty.
+func (a Attributes) Has(attr string, inSpec bool) bool { return a[attr] || inSpec }
 
 // PlannedCommand is a command to run in a sandbox, as PlannedSandbox is a
 // sandbox.
 type PlannedCommand struct {
 	Spec ExecSpec
-	Set  map[string]bool
+	Set  Attributes
 }
-
-// Sets reports whether the command sets attr (see PlannedSandbox.Sets).
-func (p PlannedCommand) Sets(attr string, inSpec bool) bool { return p.Set[attr] || inSpec }
 
 // PlannedVolume is a volume, as PlannedSandbox is a sandbox.
 type PlannedVolume struct {
 	Spec VolumeSpec
-	Set  map[string]bool
+	Set  Attributes
 }
-
-// Sets reports whether the volume sets attr (see PlannedSandbox.Sets).
-func (p PlannedVolume) Sets(attr string, inSpec bool) bool { return p.Set[attr] || inSpec }
 
 // GVisorMinMemory is the least memory a gVisor sandbox works with: under
 // runsc the memory limit covers the whole sandbox, its user-space kernel

@@ -44,21 +44,24 @@ func (c *Client) Backend(ctx context.Context) engine.Engine {
 }
 
 // CreateContainer creates (but does not start) a container, unless the
-// engine's rules refuse it: the plan asked them already, so apply meets a
-// refusal only for a value the plan did not know.
+// Docker engine's rules refuse it (createUnder).
 func (d Docker) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
-	if err := engine.Refused(d.RefuseSandbox(ctx, engine.PlannedSandbox{Spec: spec})); err != nil {
-		return "", err
-	}
-	return d.Client.CreateContainer(ctx, spec)
+	return d.createUnder(ctx, d, spec)
 }
 
 // CreateContainer is Docker.CreateContainer under Podman's rules.
 func (p Podman) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
-	if err := engine.Refused(p.RefuseSandbox(ctx, engine.PlannedSandbox{Spec: spec})); err != nil {
+	return p.createUnder(ctx, p, spec)
+}
+
+// createUnder creates the container unless rules refuse it: the plan asked
+// them already, so apply meets a refusal only for a value the plan did not
+// know.
+func (c *Client) createUnder(ctx context.Context, rules engine.Rules, spec engine.ContainerSpec) (string, error) {
+	if err := engine.Refused(rules.RefuseSandbox(ctx, engine.PlannedSandbox{Spec: spec})); err != nil {
 		return "", err
 	}
-	return p.Client.CreateContainer(ctx, spec)
+	return c.CreateContainer(ctx, spec)
 }
 
 // UpdateLimits changes the resource limits of a container, running or not.

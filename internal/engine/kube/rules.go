@@ -23,10 +23,16 @@ import (
 // through engine.Facts.
 
 // refusedAttributes are the attributes a sandbox on a cluster cannot set,
-// and why.
-var refusedAttributes = []struct{ attr, why string }{
-	{"ports", "a sandbox on a cluster has no network, so no port can reach it"},
-	{"shm_size", "a pod's /dev/shm is the runtime's; mount a tmpfs where the sandbox needs more"},
+// whether its spec holds them, and why.
+var refusedAttributes = []struct {
+	attr   string
+	inSpec func(engine.ContainerSpec) bool
+	why    string
+}{
+	{"ports", func(s engine.ContainerSpec) bool { return len(s.Ports) > 0 },
+		"a sandbox on a cluster has no network, so no port can reach it"},
+	{"shm_size", func(s engine.ContainerSpec) bool { return s.ShmSize != 0 },
+		"a pod's /dev/shm is the runtime's; mount a tmpfs where the sandbox needs more"},
 }
 
 // filesBytes bounds a sandbox's files on a cluster: they travel in its
@@ -56,7 +62,7 @@ func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []e
 	}
 	spec := p.Spec
 	for _, a := range refusedAttributes {
-		if p.Sets(a.attr, (a.attr == "ports" && len(spec.Ports) > 0) || (a.attr == "shm_size" && spec.ShmSize != 0)) {
+		if p.Set.Has(a.attr, a.inSpec(spec)) {
 			refuse(a.attr, "", "Not possible on a Kubernetes cluster",
 				fmt.Sprintf("Remove %s, or place this sandbox on a Docker engine: %s", a.attr, a.why))
 		}
@@ -143,8 +149,8 @@ func (c *Client) RefuseCommand(_ context.Context, p engine.PlannedCommand) []eng
 		name string
 		set  bool
 	}{
-		{"env", p.Sets("env", len(p.Spec.Env) > 0)}, {"env_wo", p.Set["env_wo"]},
-		{"user", p.Sets("user", p.Spec.User != "")}, {"working_dir", p.Sets("working_dir", p.Spec.WorkingDir != "")},
+		{"env", p.Set.Has("env", len(p.Spec.Env) > 0)}, {"env_wo", p.Set["env_wo"]},
+		{"user", p.Set.Has("user", p.Spec.User != "")}, {"working_dir", p.Set.Has("working_dir", p.Spec.WorkingDir != "")},
 	} {
 		if a.set {
 			out = append(out, engine.Refusal{Attribute: a.name, Summary: "Not possible on a Kubernetes cluster",
@@ -172,7 +178,7 @@ func (c *Client) RefuseVolume(_ context.Context, p engine.PlannedVolume) []engin
 			"volume claim, which takes lower-case letters, digits, '-' and '.', at most 253 characters, "+
 			"starting and ending with a letter or digit", name))
 	}
-	if !p.Sets("size_mb", p.Spec.Size > 0) {
+	if !p.Set.Has("size_mb", p.Spec.Size > 0) {
 		refuse("size_mb", "Size needed on a Kubernetes cluster", "A volume on a cluster is a persistent volume "+
 			"claim, which asks its StorageClass for a size: set size_mb, such as size_mb = 1024")
 	}

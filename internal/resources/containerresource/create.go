@@ -102,11 +102,10 @@ func pathsOf(files []engine.File) []string {
 }
 
 // mountsFiles reports whether the backend mounts a sandbox's files as it
-// makes it: it does not copy them into a sandbox (engine.FileCopier).
-func (r *Resource) mountsFiles() bool {
-	_, copies := r.Client.(engine.FileCopier)
-	return !copies
-}
+// makes it: it does not copy them into a sandbox (engine.FileCopier). So
+// files reach writeAndStart and checkFilesSeen only on a backend that
+// copies them.
+func (r *Resource) mountsFiles() bool { return r.copier == nil }
 
 // deriveFilesImage builds the image derived from spec's for the files of a
 // read-only sandbox, and points spec at it. It first removes the images
@@ -116,15 +115,13 @@ func (r *Resource) mountsFiles() bool {
 // stays (the engine refuses its removal).
 func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerSpec, files []engine.File, token string) diag.Diagnostics {
 	images, err := base.Ability[engine.Images](r.Client, "building an image")
+	derived := ""
 	if err == nil {
 		if stale, err := images.ImagesLabelled(ctx, labelDerivedFor, spec.Name); err == nil {
 			for _, id := range stale {
 				_ = r.removeIfDerived(ctx, id) // best effort: the create goes on
 			}
 		}
-	}
-	derived := ""
-	if err == nil {
 		derived, err = images.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
 	}
 	if err != nil {
@@ -169,11 +166,7 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 // when it should run.
 func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.File, running bool) diag.Diagnostics {
 	if len(files) > 0 {
-		copier, err := base.Ability[engine.FileCopier](r.Client, "writing files into a sandbox")
-		if err == nil {
-			err = copier.CopyFiles(ctx, id, files)
-		}
-		if err != nil {
+		if err := r.copier.CopyFiles(ctx, id, files); err != nil {
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot write files into sandbox",
 				fmt.Sprintf("Container %s was created on %s, but writing its files failed: %v",
 					engine.ShortID(id), r.Client.Where(), err))}
@@ -198,11 +191,7 @@ func (r *Resource) checkFilesSeen(ctx context.Context, id string, m *resourceMod
 	if len(paths) == 0 {
 		return nil
 	}
-	copier, err := base.Ability[engine.FileCopier](r.Client, "writing files into a sandbox")
-	var where map[string]string
-	if err == nil {
-		where, err = copier.WhereFilesGo(ctx, id, paths)
-	}
+	where, err := r.copier.WhereFilesGo(ctx, id, paths)
 	if err != nil {
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot check files",
 			fmt.Sprintf("Asking %s where the files land in container %s failed: %s",

@@ -41,12 +41,17 @@ type Resource struct {
 	// the image derived for a read-only sandbox's files: nil on a backend
 	// without them (a cluster runs its nodes' images and mounts files).
 	images engine.Images
+	// copier writes a sandbox's files into it after create: nil on a
+	// backend that mounts them as it makes the sandbox (a cluster).
+	copier engine.FileCopier
 }
 
-// Configure takes the provider's engine client, and its image operations.
+// Configure takes the provider's engine client, and the abilities of it
+// that a create asks for.
 func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.Resource.Configure(ctx, req, resp)
 	r.images, _ = r.Client.(engine.Images)
+	r.copier, _ = r.Client.(engine.FileCopier)
 }
 
 // Metadata names the resource.

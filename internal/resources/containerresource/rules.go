@@ -34,7 +34,7 @@ func plannedSandbox(plan, state map[string]tftypes.Value) engine.PlannedSandbox 
 			Tmpfs:       values.RawStringMap(plan["tmpfs"]),
 			Mounts:      plannedHostPaths(plan["mounts"]),
 		},
-		Set: map[string]bool{},
+		Set: engine.Attributes{},
 	}
 	if !plan["runtime"].IsKnown() {
 		p.Unknown = map[string]bool{"runtime": true}

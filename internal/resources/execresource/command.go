@@ -154,7 +154,7 @@ func (c commandModel) refused(ctx context.Context, client engine.Engine, secretE
 	if client == nil {
 		return nil
 	}
-	return base.Refusals(client.RefuseCommand(ctx, engine.PlannedCommand{Set: map[string]bool{
+	return base.Refusals(client.RefuseCommand(ctx, engine.PlannedCommand{Set: engine.Attributes{
 		"env": !c.Env.IsNull(), "env_wo": secretEnv, "user": !c.User.IsNull(), "working_dir": !c.WorkingDir.IsNull(),
 	}}))
 }

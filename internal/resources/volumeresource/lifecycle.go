@@ -105,13 +105,13 @@ const undoTimeout = 30 * time.Second
 // seed copies the source into the volume, as its owner, through helpers
 // that carry the token.
 func (r *Resource) seed(ctx context.Context, m resourceModel, token string) error {
-	pr, pw := io.Pipe()
-	go func() { _ = pw.CloseWithError(m.writeTar(pw)) }()
-	defer func() { _ = pr.Close() }()
 	seeder, err := base.Ability[engine.VolumeSeeder](r.Client, "seeding a volume")
 	if err != nil {
 		return err
 	}
+	pr, pw := io.Pipe()
+	go func() { _ = pw.CloseWithError(m.writeTar(pw)) }()
+	defer func() { _ = pr.Close() }()
 	return seeder.SeedVolume(ctx, m.Name.ValueString(), token, pr)
 }
 

@@ -11,7 +11,7 @@ import (
 func (m resourceModel) planned() engine.PlannedVolume {
 	p := engine.PlannedVolume{
 		Spec: engine.VolumeSpec{Name: m.Name.ValueString(), InMemory: m.inMemory()},
-		Set: map[string]bool{"size_mb": !m.SizeMB.IsNull(), "source": !m.Source.IsNull(),
+		Set: engine.Attributes{"size_mb": !m.SizeMB.IsNull(), "source": !m.Source.IsNull(),
 			"reseed": !m.Reseed.IsNull(), "owner": !m.Owner.IsNull()},
 	}
 	if !m.SizeMB.IsUnknown() {
