@@ -1,10 +1,11 @@
 // Package isolation decides, from what a backend observed of a sandbox
-// alone, whether it is network-isolated. It is the single place where that
-// verdict is made; everything else in the provider asks it. Each backend
-// reports what it observed in its own terms (Observed): a Docker-API engine
-// a container's network mode and attachments, a cluster a pod, its
-// RuntimeClass and its NetworkPolicy; no backend dresses its observation up
-// as another's.
+// alone, whether it is isolated: no network but loopback, and no namespace
+// shared with its host or another container. It is the single place where
+// that verdict is made; everything else in the provider asks it. Each
+// backend reports what it observed in its own terms (Observed): a
+// Docker-API engine a container's network mode, attachments and namespace
+// modes, a cluster a pod, its host namespaces, its RuntimeClass and its
+// NetworkPolicy; no backend dresses its observation up as another's.
 package isolation
 
 import (
@@ -18,13 +19,16 @@ const NoneMode = "none"
 
 // Verdict is what Assess concludes about one container.
 type Verdict struct {
-	// Isolated is true only when the container has no network but loopback:
-	// its network mode is "none" and it is attached to no other network.
+	// Isolated is true only when the container has no network but loopback
+	// (its network mode is "none" and it is attached to no other network)
+	// and shares no namespace with its host or another container.
 	Isolated bool
 	// Mode is the network mode the container effectively has: "none" when it
 	// is isolated; otherwise the engine's network mode when that is not
 	// "none", or else the names of the networks it was attached to, joined
-	// by commas (for example "bridge").
+	// by commas (for example "bridge"); "none sharing ..." when its only
+	// network is loopback but it shares a namespace (for example "none
+	// sharing pid with the host").
 	Mode string
 	// Networks lists the names of the networks the container is attached to,
 	// sorted.
@@ -52,6 +56,12 @@ type Attachments struct {
 	Mode string
 	// Networks are the names of the networks it is attached to.
 	Networks []string
+	// PID, IPC and UTS are the modes the engine reports for the
+	// container's other namespaces: "" or "private" (its own),
+	// "shareable" (IPC: its own, which others may join), "none" (IPC: no
+	// shared memory at all), "host" (the host's), or "container:<id>"
+	// (another container's).
+	PID, IPC, UTS string
 }
 
 // Assess returns the isolation verdict for what a backend observed of a
@@ -109,7 +119,44 @@ func assessAttachments(a Attachments) Verdict {
 		}
 	}
 
+	var shared []sharing
+	for _, ns := range []struct{ kind, mode string }{{"pid", a.PID}, {"ipc", a.IPC}, {"uts", a.UTS}} {
+		switch {
+		case ns.mode == "host":
+			shared = append(shared, sharing{ns.kind, "the host", fmt.Sprintf("%s mode %q", ns.kind, ns.mode)})
+		case strings.HasPrefix(ns.mode, "container:"):
+			shared = append(shared, sharing{ns.kind, "container " + strings.TrimPrefix(ns.mode, "container:"),
+				fmt.Sprintf("%s mode %q", ns.kind, ns.mode)})
+		}
+	}
+	if len(shared) > 0 {
+		return sharedVerdict(shared, networks, "the engine reports")
+	}
+
 	return Verdict{Isolated: true, Mode: NoneMode, Networks: networks}
+}
+
+// sharing is one namespace besides the network that a sandbox shares: its
+// kind ("pid", "ipc", "uts"), what it shares it with, and what the backend
+// showed of it.
+type sharing struct{ kind, with, shown string }
+
+// sharedVerdict is the verdict for a sandbox with no network but loopback
+// that shares namespaces: a process in it sees or reaches what it shares
+// them with (the host's processes, its shared memory, its hostname).
+func sharedVerdict(shared []sharing, networks []string, source string) Verdict {
+	modes := make([]string, len(shared))
+	shown := make([]string, len(shared))
+	for i, s := range shared {
+		modes[i] = s.kind + " with " + s.with
+		shown[i] = s.shown
+	}
+	return Verdict{
+		Mode:     NoneMode + " sharing " + strings.Join(modes, ", "),
+		Networks: networks,
+		Reason: fmt.Sprintf("%s that it shares namespaces beside the network: %s (%s)",
+			source, strings.Join(modes, ", "), strings.Join(shown, ", ")),
+	}
 }
 
 func describeNetworks(names []string) string {

@@ -10,6 +10,12 @@ func inspect(mode string, networks ...string) Observed {
 	return Observed{Attachments: &Attachments{Reported: true, Mode: mode, Networks: networks}}
 }
 
+// namespaces sets the PID, IPC and UTS modes of an observation.
+func namespaces(o Observed, pid, ipc, uts string) Observed {
+	o.Attachments.PID, o.Attachments.IPC, o.Attachments.UTS = pid, ipc, uts
+	return o
+}
+
 // The verdict for a container on a Docker-API engine, Docker's shapes and
 // Podman's (the Docker backend reads them out of its inspect data).
 func TestAssessAttachments(t *testing.T) {
@@ -86,6 +92,36 @@ func TestAssessAttachments(t *testing.T) {
 			in: inspect("none", "none", "prod", "backend"),
 			want: Verdict{Mode: "backend,prod", Networks: []string{"backend", "none", "prod"},
 				Reason: `the engine has attached it to networks "backend", "prod" (its network mode still reads "none")`},
+		},
+		// The modes Docker and Podman report for a container's own
+		// namespaces are isolated.
+		"Docker: its own namespaces": {
+			in:   namespaces(inspect("none", "none"), "", "private", ""),
+			want: Verdict{Isolated: true, Mode: "none", Networks: []string{"none"}},
+		},
+		"Podman: its own namespaces": {
+			in:   namespaces(inspect("none"), "private", "shareable", "private"),
+			want: Verdict{Isolated: true, Mode: "none", Networks: []string{}},
+		},
+		"no IPC at all": {
+			in:   namespaces(inspect("none"), "", "none", ""),
+			want: Verdict{Isolated: true, Mode: "none", Networks: []string{}},
+		},
+		"the host's PID namespace": {
+			in: namespaces(inspect("none", "none"), "host", "private", ""),
+			want: Verdict{Mode: "none sharing pid with the host", Networks: []string{"none"},
+				Reason: `the engine reports that it shares namespaces beside the network: pid with the host (pid mode "host")`},
+		},
+		"the host's UTS and another container's IPC": {
+			in: namespaces(inspect("none"), "", "container:abc", "host"),
+			want: Verdict{Mode: "none sharing ipc with container abc, uts with the host", Networks: []string{},
+				Reason: `the engine reports that it shares namespaces beside the network: ipc with container abc, ` +
+					`uts with the host (ipc mode "container:abc", uts mode "host")`},
+		},
+		"a network wins over the namespaces": {
+			in: namespaces(inspect("bridge", "bridge"), "host", "host", "host"),
+			want: Verdict{Mode: "bridge", Networks: []string{"bridge"},
+				Reason: `the engine reports network mode "bridge" instead of "none"`},
 		},
 		"no host configuration fails closed": {
 			in: noHostConfig,

@@ -12,6 +12,10 @@ type Pod struct {
 	// HostNetwork is the pod's spec.hostNetwork: it shares the node's
 	// network namespace.
 	HostNetwork bool
+	// HostPID and HostIPC are the pod's spec.hostPID and spec.hostIPC: it
+	// shares the node's process or IPC namespace. (A pod's hostname is the
+	// node's only with hostNetwork.)
+	HostPID, HostIPC bool
 	// RuntimeClass is the pod's spec.runtimeClassName, "" for none.
 	RuntimeClass string
 	// IsolatedClass is the RuntimeClass whose pods have no network, as the
@@ -54,8 +58,9 @@ const (
 
 // assessPod is the isolation verdict for a sandbox's pod: isolated
 // only when it does not share the node's network, runs in the isolated
-// RuntimeClass, is attached to no other network, and its deny-all policy
-// is intact. Missing data is never isolated.
+// RuntimeClass, is attached to no other network, shares none of the
+// node's namespaces, and its deny-all policy is intact. Missing data is
+// never isolated.
 func assessPod(p Pod) Verdict {
 	extra := append([]string(nil), p.ExtraNetworks...)
 	sort.Strings(extra)
@@ -75,6 +80,15 @@ func assessPod(p Pod) Verdict {
 		return Verdict{Mode: PodModeNetwork, Networks: append([]string{NoneMode}, extra...),
 			Reason: fmt.Sprintf("the pod asks to be attached to %s (annotation k8s.v1.cni.cncf.io/networks)",
 				describeNetworks(extra))}
+	case p.HostPID || p.HostIPC:
+		var shared []sharing
+		if p.HostPID {
+			shared = append(shared, sharing{"pid", "the node", "hostPID: true"})
+		}
+		if p.HostIPC {
+			shared = append(shared, sharing{"ipc", "the node", "hostIPC: true"})
+		}
+		return sharedVerdict(shared, []string{NoneMode}, "the pod shows")
 	case p.Policy == PolicyMissing:
 		return Verdict{Mode: PodModeNoPolicy, Networks: []string{NoneMode},
 			Reason: "the deny-all NetworkPolicy the provider made for the pod is gone"}

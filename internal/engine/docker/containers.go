@@ -143,12 +143,15 @@ func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.
 	return engine.Sandbox{Container: info, Network: observedNetwork(info)}, nil
 }
 
-// observedNetwork is what the engine shows of a container's network: its
-// network mode and the networks it is attached to.
+// observedNetwork is what the engine shows of a container's network (its
+// network mode and the networks it is attached to) and of its other
+// namespaces (the PID, IPC and UTS modes).
 func observedNetwork(c engine.Container) isolation.Observed {
 	a := &isolation.Attachments{Reported: c.ContainerJSONBase != nil && c.HostConfig != nil}
 	if a.Reported {
-		a.Mode = string(c.HostConfig.NetworkMode)
+		h := c.HostConfig
+		a.Mode = string(h.NetworkMode)
+		a.PID, a.IPC, a.UTS = string(h.PidMode), string(h.IpcMode), string(h.UTSMode)
 	}
 	if c.NetworkSettings != nil {
 		for name := range c.NetworkSettings.Networks {

@@ -26,6 +26,14 @@ func TestObservedNetworkOfDockerAndPodman(t *testing.T) {
 			NetworkSettings:   &container.NetworkSettings{Networks: eps},
 		}
 	}
+	// namespaces sets what the engine shows of the PID, IPC and UTS
+	// namespaces. (Podman reports "shareable" for a container started
+	// with the host's IPC namespace: that one it does not show.)
+	namespaces := func(c engine.Container, pid, ipc, uts string) engine.Container {
+		c.HostConfig.PidMode, c.HostConfig.IpcMode, c.HostConfig.UTSMode =
+			container.PidMode(pid), container.IpcMode(ipc), container.UTSMode(uts)
+		return c
+	}
 	for _, c := range []struct {
 		name     string
 		kind     Kind
@@ -39,6 +47,14 @@ func TestObservedNetworkOfDockerAndPodman(t *testing.T) {
 		{"Podman: none lists no network", KindPodman, inspect("none"), true, "none"},
 		{"Podman: its default network", KindPodman, inspect("bridge", "podman"), false, "bridge"},
 		{"no host configuration", KindDocker, engine.Container{}, false, "unknown"},
+		{"Docker: its own namespaces", KindDocker, namespaces(inspect("none", "none"), "", "private", ""), true, "none"},
+		{"Podman: its own namespaces", KindPodman, namespaces(inspect("none"), "private", "shareable", "private"), true, "none"},
+		{"Docker: the host's PID namespace", KindDocker, namespaces(inspect("none", "none"), "host", "private", ""),
+			false, "none sharing pid with the host"},
+		{"Podman: the host's UTS namespace", KindPodman, namespaces(inspect("none"), "private", "shareable", "host"),
+			false, "none sharing uts with the host"},
+		{"Docker: another container's IPC", KindDocker, namespaces(inspect("none", "none"), "", "container:abc", ""),
+			false, "none sharing ipc with container abc"},
 	} {
 		normalize(c.kind, &c.in)
 		observed := observedNetwork(c.in)

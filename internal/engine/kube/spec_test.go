@@ -138,6 +138,8 @@ func TestObserveWhatWeakensIsolation(t *testing.T) {
 		{"other class", func(p *corev1.Pod) *corev1.Pod { p.Spec.RuntimeClassName = ptr("runc"); return p },
 			`pod network (RuntimeClass "runc")`},
 		{"host network", func(p *corev1.Pod) *corev1.Pod { p.Spec.HostNetwork = true; return p }, isolation.PodModeHost},
+		{"host PID", func(p *corev1.Pod) *corev1.Pod { p.Spec.HostPID = true; return p }, "none sharing pid with the node"},
+		{"host IPC", func(p *corev1.Pod) *corev1.Pod { p.Spec.HostIPC = true; return p }, "none sharing ipc with the node"},
 		{"multus", func(p *corev1.Pod) *corev1.Pod { p.Annotations[annotationNetworks] = `[{"name":"a"}]`; return p },
 			isolation.PodModeNetwork},
 	} {

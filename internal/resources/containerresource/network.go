@@ -35,9 +35,10 @@ func networkAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Network isolation. The only allowed value is `\"" + isolation.NoneMode + "\"`: the " +
 				"sandbox gets no network interface but loopback. When omitted, nothing is sent and the engine's " +
 				"default network applies. Changing it forces replacement. When the state says `\"" +
-				isolation.NoneMode + "\"` and the engine shows a weaker mode or the container attached to any " +
-				"other network, the refreshed value is what the engine shows (for example `\"bridge\"`), so the " +
-				"plan replaces the sandbox.",
+				isolation.NoneMode + "\"` and the engine shows a weaker mode, the container attached to any " +
+				"other network or sharing a PID, IPC or UTS namespace, the refreshed value is what the engine " +
+				"shows (for example `\"bridge\"` or `\"none sharing pid with the host\"`), so the plan " +
+				"replaces the sandbox.",
 			Optional:      true,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators:    []validator.String{stringvalidator.OneOf(isolation.NoneMode)},

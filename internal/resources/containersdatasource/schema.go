@@ -42,7 +42,8 @@ func dataSchema() schema.Schema { //nolint:funlen // a schema literal
 					"running": schema.BoolAttribute{MarkdownDescription: "Whether it runs.", Computed: true},
 					"network_mode": schema.StringAttribute{
 						MarkdownDescription: "The network mode it effectively has: `\"none\"` when isolated, otherwise " +
-							"the engine's mode or the networks it was attached to.",
+							"the engine's mode or the networks it was attached to, or `\"none sharing ...\"` " +
+							"with the namespaces it shares (for example `\"none sharing pid with the host\"`).",
 						Computed: true,
 					},
 					"networks": schema.ListAttribute{
@@ -51,8 +52,9 @@ func dataSchema() schema.Schema { //nolint:funlen // a schema literal
 						Computed:            true,
 					},
 					"isolated": schema.BoolAttribute{
-						MarkdownDescription: "Whether it has no network but loopback: network mode `\"none\"` and " +
-							"attached to no network.",
+						MarkdownDescription: "Whether it has no network but loopback (network mode `\"none\"` and " +
+							"attached to no network) and shares no PID, IPC or UTS namespace with its host or " +
+							"another container.",
 						Computed: true,
 					},
 					"reason": schema.StringAttribute{
