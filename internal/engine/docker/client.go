@@ -129,6 +129,18 @@ func (c *Client) Forwarder() (rt http.RoundTripper, scheme, host string) {
 	return c.api.HTTPClient().Transport, scheme, host
 }
 
+// get sends a GET for path to the engine through the client's connection,
+// for what the Docker SDK does not ask: Podman's own API, a ping's
+// headers. The caller closes the body.
+func (c *Client) get(ctx context.Context, path string) (*http.Response, error) {
+	scheme, host := c.conn.URL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+"://"+host+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.api.HTTPClient().Do(req)
+}
+
 // Close releases the client's connections. An SSH tunnel stays for other
 // clients of the same engine in this process, and ends with it.
 func (c *Client) Close() error { return c.api.Close() }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
@@ -30,7 +32,17 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 	podman := c.Kind(ctx) == KindPodman
 	var f engine.Facts
 	err := c.within(ctx, "the request for the engine's facts", engine.QuickCallTimeout, func(ctx context.Context) error {
+		// Podman answers each of its two in over half a second: ask both
+		// at once.
+		var p podmanInfo
+		var own errgroup.Group
+		if podman {
+			own.Go(func() (err error) { p, err = c.podmanInfo(ctx); return err })
+		}
 		info, err := c.api.Info(ctx)
+		if ownErr := own.Wait(); err == nil {
+			err = ownErr
+		}
 		if err != nil {
 			return err
 		}
@@ -48,10 +60,6 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 			return nil
 		}
 		f.ReadsOnlyRunning = true
-		p, err := c.podmanInfo(ctx)
-		if err != nil {
-			return err
-		}
 		p.apply(&f)
 		return nil
 	})
@@ -87,12 +95,7 @@ type podmanInfo struct {
 // connection as every other call.
 func (c *Client) podmanInfo(ctx context.Context) (podmanInfo, error) {
 	var p podmanInfo
-	scheme, host := c.conn.URL()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+"://"+host+"/v4.0.0/libpod/info", nil)
-	if err != nil {
-		return p, err
-	}
-	resp, err := c.api.HTTPClient().Do(req)
+	resp, err := c.get(ctx, "/v4.0.0/libpod/info")
 	if err != nil {
 		return p, fmt.Errorf("asking Podman's own API about the engine: %w", err)
 	}

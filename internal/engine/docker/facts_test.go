@@ -1,7 +1,13 @@
 package docker
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -37,6 +43,76 @@ func TestPodmanInfoDecidesWhatIsEnforced(t *testing.T) {
 			}
 			if (!e.Memory && (e.Why == "" || e.Fix == "")) || (!e.Ulimits && (e.UlimitsWhy == "" || e.UlimitsFix == "")) {
 				t.Errorf("a refusal without its reason or fix: %+v", e)
+			}
+		})
+	}
+}
+
+// The engine's kind comes from a ping's headers, Podman's facts from its
+// two info endpoints asked together, and nobody asks /version, which
+// Podman takes a second to answer.
+func TestKindFromThePingAndPodmanFactsAtOnce(t *testing.T) {
+	for _, key := range []string{"DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"} {
+		t.Setenv(key, "")
+	}
+	for _, tc := range []struct {
+		name     string
+		podman   bool
+		kind     Kind
+		rootless bool
+	}{
+		{"Docker", false, KindDocker, false},
+		{"Podman", true, KindPodman, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			asked := map[string]int{}
+			inFlight, overlapped := 0, false
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				path := r.URL.Path
+				if i := strings.Index(path[1:], "/"); strings.HasPrefix(path, "/v1.") && i > 0 {
+					path = path[i+1:] // the Docker SDK's versioned paths
+				}
+				mu.Lock()
+				asked[path]++
+				inFlight++
+				overlapped = overlapped || inFlight > 1
+				mu.Unlock()
+				defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+				w.Header().Set("Api-Version", "1.41")
+				if tc.podman {
+					w.Header().Set(podmanHeader, "4.3.1")
+				}
+				switch path {
+				case "/_ping":
+					_, _ = w.Write([]byte("OK"))
+				case "/info", "/v4.0.0/libpod/info":
+					time.Sleep(100 * time.Millisecond) // long enough for the other to start
+					_, _ = w.Write([]byte(`{"MemTotal": 1, "host": {"security": {"rootless": true}}}`))
+				default:
+					http.Error(w, "not here", http.StatusNotFound)
+				}
+			}))
+			defer srv.Close()
+			c, err := New(Config{Host: "tcp://" + srv.Listener.Addr().String()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Ping(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Kind(context.Background()); got != tc.kind {
+				t.Errorf("kind %v, want %v", got, tc.kind)
+			}
+			f, err := c.Facts(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if f.Rootless != tc.rootless || asked["/version"] != 0 || asked["/info"] != 1 ||
+				asked["/v4.0.0/libpod/info"] != map[bool]int{true: 1}[tc.podman] || overlapped != tc.podman {
+				t.Errorf("rootless %v; asked %v, overlapped %v", f.Rootless, asked, overlapped)
 			}
 		})
 	}

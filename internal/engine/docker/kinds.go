@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"strings"
 
 	"github.com/docker/docker/api/types/network"
 
@@ -26,23 +25,29 @@ func (k Kind) String() string {
 	return "Docker"
 }
 
+// podmanHeader is the header Podman's API service puts on every answer,
+// its Docker-compatible ones included; the Docker engine never sends it.
+const podmanHeader = "Libpod-Api-Version"
+
 // Kind asks the engine what it is, until it has answered once (Ping asks
-// first). An engine that does not say is taken for Docker.
+// first). It reads the headers of a ping rather than the engine's
+// version: Podman answers /version in about a second (it asks its
+// runtime and conmon theirs), and every provider process asks. An engine
+// that does not say is taken for Docker.
 func (c *Client) Kind(ctx context.Context) Kind {
 	c.kindMu.Lock()
 	defer c.kindMu.Unlock()
 	if c.kindKnown {
 		return c.kind
 	}
-	err := c.within(ctx, "the request for the engine's version", engine.QuickCallTimeout, func(ctx context.Context) error {
-		v, err := c.api.ServerVersion(ctx)
+	err := c.within(ctx, "a ping for the engine's kind", engine.QuickCallTimeout, func(ctx context.Context) error {
+		resp, err := c.get(ctx, "/_ping")
 		if err != nil {
 			return err
 		}
-		for _, comp := range v.Components {
-			if strings.HasPrefix(comp.Name, "Podman") {
-				c.kind = KindPodman
-			}
+		_ = resp.Body.Close()
+		if resp.Header.Get(podmanHeader) != "" {
+			c.kind = KindPodman
 		}
 		return nil
 	})
