@@ -1,0 +1,128 @@
+package archive
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Spool holds a snapshot's file content while its entries are put in
+// order: a temporary file beside the archive.
+type Spool interface {
+	io.Writer
+	io.ReaderAt
+}
+
+// Snapshot reads a hostile archive from src, whose paths start with strip
+// (the archived directory's own name, as the engine's archive endpoint
+// names it; "" for none), and writes the kept form to dst: its entries in
+// the fixed order whatever order src had them in, the content of its
+// files spooled to spool meanwhile (only the headers are held in memory).
+// It returns what it wrote and the paths of the device files and FIFOs it
+// left out.
+func Snapshot(ctx context.Context, dst io.Writer, src io.Reader, strip string, lim Limits, spool Spool) (Summary, []string, error) {
+	r := newReader(ctx, src, strip, lim)
+	var all []*entry
+	var off int64
+	for {
+		e, err := r.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Summary{}, nil, err
+		}
+		if e.hdr.Typeflag == tar.TypeReg && e.target == "" {
+			e.offset = off
+			n, err := io.CopyN(spool, r.tr, e.hdr.Size)
+			off += n
+			if err != nil {
+				return Summary{}, nil, fmt.Errorf("spooling %q: %w", e.rel, err)
+			}
+		}
+		all = append(all, e)
+	}
+	if r.seen[Root] == nil {
+		// An archive of a directory holds the directory itself.
+		return Summary{}, nil, unsafe(strip, "is missing: the archive does not hold the archived directory")
+	}
+	slices.SortFunc(all, func(a, b *entry) int {
+		if before(a.rel, b.rel) {
+			return -1
+		}
+		return 1
+	})
+	w := newWriter(dst)
+	// A group of hard links is written as one file, under the name that
+	// comes first, and links to it.
+	first := map[string]string{}
+	for _, e := range all {
+		if err := ctx.Err(); err != nil {
+			return Summary{}, nil, err
+		}
+		hdr, body := e.hdr, io.Reader(nil)
+		if hdr.Typeflag == tar.TypeReg {
+			file := e.rel
+			if e.target != "" {
+				file = e.target
+			}
+			if name, ok := first[file]; ok {
+				hdr.Typeflag, hdr.Size, hdr.Linkname = tar.TypeLink, 0, name
+			} else {
+				first[file] = e.name()
+				body = io.NewSectionReader(spool, r.seen[file].offset, hdr.Size)
+			}
+		}
+		if err := w.write(e.name(), hdr, body); err != nil {
+			return Summary{}, nil, err
+		}
+	}
+	s, err := w.close()
+	return s, r.dropped, err
+}
+
+// Restore reads an archive in the kept form from src and writes it to dst
+// entry by entry, checked as Snapshot checks a hostile one, with no spool:
+// it refuses one whose entries are out of the fixed order or that holds
+// what Snapshot leaves out, and writes what Snapshot would keep of the
+// rest. The Summary's digest is the one of what it wrote: the archive's
+// own when the archive was in the kept form. A caller checks the file's
+// digest before calling it, and this one after.
+func Restore(ctx context.Context, dst io.Writer, src io.Reader, lim Limits) (Summary, error) {
+	r := newReader(ctx, src, "", lim)
+	w := newWriter(dst)
+	prev := ""
+	for {
+		e, err := r.next()
+		if len(r.dropped) > 0 {
+			return Summary{}, unsafe(r.dropped[0], "is a device file or a FIFO, which a snapshot never holds")
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Summary{}, err
+		}
+		switch {
+		case prev == "" && e.rel != Root:
+			return Summary{}, unsafe(e.rel, "comes first, where the archived directory (\"./\") should")
+		case prev != "" && !before(prev, e.rel):
+			return Summary{}, unsafe(e.rel, fmt.Sprintf("comes after %q, out of a snapshot's order", prev))
+		}
+		prev = e.rel
+		hdr, body := e.hdr, io.Reader(r.tr)
+		if e.target != "" {
+			hdr.Typeflag, hdr.Size, hdr.Linkname, body = tar.TypeLink, 0, r.seen[e.target].name(), nil
+		}
+		if err := w.write(e.name(), hdr, body); err != nil {
+			return Summary{}, err
+		}
+	}
+	if prev == "" {
+		return Summary{}, unsafe("./", "is missing: the archive is empty")
+	}
+	return w.close()
+}
