@@ -131,7 +131,7 @@ func Reattach(ctx context.Context, t *testing.T, name string) bool {
 // NoCapabilities reports whether the engine shows a container without any
 // capability: cap_drop ALL as Docker reports it, or every default dropped
 // as Podman does.
-func NoCapabilities(h *container.HostConfig) bool {
+func NoCapabilities(h *engine.HostConfig) bool {
 	return len(engine.EffectiveCapabilities(h.CapAdd, h.CapDrop)) == 0
 }
 

@@ -176,51 +176,62 @@ func (r *reader) check(h *tar.Header) (*entry, error) {
 		ModTime: h.ModTime.Truncate(time.Second).UTC(),
 	}
 	e := &entry{rel: rel}
+	keep, err := r.checkType(h, e, &kept)
+	if err != nil || !keep {
+		return nil, err
+	}
+	e.hdr = kept
+	return e, nil
+}
+
+// checkType sets what an entry of h's type keeps on kept (and a hard
+// link's file on e), reports whether it is kept at all, or refuses it.
+func (r *reader) checkType(h *tar.Header, e *entry, kept *tar.Header) (bool, error) {
+	rel := e.rel
 	switch h.Typeflag {
 	case tar.TypeDir:
 		kept.Typeflag = tar.TypeDir
 	case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // TypeRegA is what old writers use for a file
 		if rel == Root {
-			return nil, unsafe(h.Name, "is a file where the archived directory should be")
+			return false, unsafe(h.Name, "is a file where the archived directory should be")
 		}
 		if h.Size < 0 {
-			return nil, unsafe(h.Name, "has a negative size")
+			return false, unsafe(h.Name, "has a negative size")
 		}
 		if r.lim.MaxBytes > 0 && r.bytes+h.Size > r.lim.MaxBytes {
-			return nil, &LimitError{What: "bytes", Limit: r.lim.MaxBytes}
+			return false, &LimitError{What: "bytes", Limit: r.lim.MaxBytes}
 		}
 		r.bytes += h.Size
 		kept.Typeflag, kept.Size = tar.TypeReg, h.Size
 	case tar.TypeSymlink:
 		if rel == Root {
-			return nil, unsafe(h.Name, "is a symbolic link where the archived directory should be")
+			return false, unsafe(h.Name, "is a symbolic link where the archived directory should be")
 		}
 		if h.Linkname == "" || len(h.Linkname) > maxPath {
-			return nil, unsafe(h.Name, "is a symbolic link with an empty or overlong target")
+			return false, unsafe(h.Name, "is a symbolic link with an empty or overlong target")
 		}
 		kept.Typeflag, kept.Linkname = tar.TypeSymlink, h.Linkname
 	case tar.TypeLink:
 		target, err := r.relative(h.Linkname)
 		if err != nil {
-			return nil, unsafe(h.Name, "is a hard link to a path outside the archive")
+			return false, unsafe(h.Name, "is a hard link to a path outside the archive")
 		}
 		t, ok := r.seen[target]
 		if !ok || t.hdr.Typeflag != tar.TypeReg {
-			return nil, unsafe(h.Name, "is a hard link to no regular file the archive held before it")
+			return false, unsafe(h.Name, "is a hard link to no regular file the archive held before it")
 		}
 		if t.target != "" {
 			target = t.target
 		}
 		e.target = target
-		kept = r.seen[target].hdr // a hard link is its file
+		*kept = r.seen[target].hdr // a hard link is its file
 	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
 		r.dropped = append(r.dropped, rel)
-		return nil, nil
+		return false, nil
 	default:
-		return nil, unsafe(h.Name, fmt.Sprintf("has a type the provider does not keep (%q)", h.Typeflag))
+		return false, unsafe(h.Name, fmt.Sprintf("has a type the provider does not keep (%q)", h.Typeflag))
 	}
-	e.hdr = kept
-	return e, nil
+	return true, nil
 }
 
 // relative is an entry's path relative to the archived directory, Root

@@ -1,27 +1,98 @@
 package engine
 
 import (
-	"strconv"
+	"slices"
 	"strings"
-
-	"github.com/docker/docker/api/types/container"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
-// Container is the engine's data about a container; ContainerConfig is its
-// portable part (image, process, environment, labels) and HostConfig the
-// part the engine applies on the host (network, privileges, mounts, limits).
-type (
-	Container       = container.InspectResponse
-	ContainerConfig = container.Config
-	HostConfig      = container.HostConfig
+// Container is what a backend observed of a sandbox's container, in the
+// seam's own terms: the values the resources read back into the state.
+// The Docker backend fills it from the engine's inspect data, the cluster
+// backend from the pod; the sandbox's network and namespaces are
+// Sandbox.Network, in each backend's own terms.
+type Container struct {
+	ID      string
+	Name    string // as the backend names it (the Docker API with a leading "/")
+	Created string // RFC 3339
+	// Image is the ID of the image it runs.
+	Image string
+	// RestartCount is how many times the backend restarted its main
+	// process by its restart policy.
+	RestartCount int
+	State        *ContainerState
+	Config       *ContainerConfig
+	HostConfig   *HostConfig
+	// Mounts are the volumes, host paths and tmpfs mounted into it.
+	Mounts []MountPoint
+}
+
+// ContainerState is whether and how a container runs.
+type ContainerState struct {
+	Status     string // "created", "running", "paused", "restarting", "exited", ...
+	Running    bool
+	Paused     bool
+	Restarting bool
+	OOMKilled  bool
+	ExitCode   int
+	StartedAt  string // RFC 3339
+	FinishedAt string // RFC 3339
+	Error      string
+}
+
+// ContainerConfig is a container's portable part: image, process,
+// environment, labels.
+type ContainerConfig struct {
+	Image      string
+	Entrypoint []string
+	Cmd        []string
+	Env        []string
+	Labels     map[string]string
+	User       string
+	WorkingDir string
+	Hostname   string
+}
+
+// HostConfig is the part the backend applies on its host: privileges,
+// runtime, limits, restart policy, published ports.
+type HostConfig struct {
+	Privileged     bool
+	CapAdd         []string
+	CapDrop        []string
+	SecurityOpt    []string
+	ReadonlyRootfs bool
+	Init           *bool
+	Runtime        string
+	Memory         int64  // bytes; 0 for none
+	MemorySwap     int64  // bytes of memory plus swap; -1 for unlimited swap
+	NanoCPUs       int64  // CPUs in units of 10^-9
+	PidsLimit      *int64 // nil or not above 0 for none
+	Ulimits        []Ulimit
+	ShmSize        int64             // bytes
+	Tmpfs          map[string]string // mount path: options
+	RestartPolicy  string            // "no", "always", "on-failure", "unless-stopped"
+	PortBindings   []PortBinding
+}
+
+// MountPoint is a volume, host path or tmpfs mounted into a container.
+type MountPoint struct {
+	Type        string // MountVolume, MountBind, or another the provider does not keep
+	Name        string // a volume's name
+	Source      string // a host path
+	Destination string
+	RW          bool
+}
+
+// The mount types a MountPoint keeps.
+const (
+	MountVolume = "volume"
+	MountBind   = "bind"
 )
 
-// Sandbox is what a backend observed of a sandbox: its data in the Docker
-// Engine API's shape (Container), which each backend fills in from what it
-// has, and its network in the backend's own terms (Network), from which
-// isolation.Assess gives the verdict.
+// Sandbox is what a backend observed of a sandbox: its container
+// (Container), and its network and namespaces in the backend's own terms
+// (Network), from which isolation.Assess gives the verdict.
 type Sandbox struct {
 	Container
 	Network isolation.Observed
@@ -100,9 +171,7 @@ func ObservedLimits(h *HostConfig) Limits {
 func ObservedUlimits(h *HostConfig) []Ulimit {
 	var out []Ulimit
 	for _, u := range h.Ulimits {
-		if u != nil {
-			out = append(out, Ulimit{Name: ulimitName(u.Name), Soft: u.Soft, Hard: u.Hard})
-		}
+		out = append(out, Ulimit{Name: ulimitName(u.Name), Soft: u.Soft, Hard: u.Hard})
 	}
 	return out
 }
@@ -110,7 +179,7 @@ func ObservedUlimits(h *HostConfig) []Ulimit {
 // IsRunning reports whether the engine shows the container running and not
 // paused.
 func IsRunning(c Sandbox) bool {
-	return c.ContainerJSONBase != nil && c.State != nil && c.State.Running && !c.State.Paused && !Restarting(c)
+	return c.State != nil && c.State.Running && !c.State.Paused && !Restarting(c)
 }
 
 // ulimitName is a ulimit's name as Docker spells it: Podman reports
@@ -124,10 +193,10 @@ func ulimitName(name string) string {
 
 // ObservedRestart is the container's restart policy, "no" when it has none.
 func ObservedRestart(h *HostConfig) string {
-	if h.RestartPolicy.Name == "" {
-		return string(container.RestartPolicyDisabled)
+	if h.RestartPolicy == "" {
+		return "no"
 	}
-	return string(h.RestartPolicy.Name)
+	return h.RestartPolicy
 }
 
 // SplitSecurityOpt splits a security option at its first '=' or, in the
@@ -155,31 +224,19 @@ type PortBinding struct {
 // ObservedPorts are the port bindings the engine shows in a container's
 // host configuration.
 func ObservedPorts(h *HostConfig) []PortBinding {
-	var observed []PortBinding
-	for key, bindings := range h.PortBindings {
-		for _, b := range bindings {
-			hostPort, _ := strconv.Atoi(b.HostPort)
-			observed = append(observed, PortBinding{
-				Port: key.Int(), Protocol: key.Proto(), HostIP: b.HostIP, HostPort: hostPort,
-			})
-		}
-	}
-	return observed
+	return slices.Clone(h.PortBindings)
 }
 
 // Restarting reports whether the engine shows a container's main process
 // between two restarts by its restart policy (Docker then still calls the
 // container running).
 func Restarting(c Sandbox) bool {
-	return c.ContainerJSONBase != nil && c.State != nil && (c.State.Restarting || c.State.Status == "restarting")
+	return c.State != nil && (c.State.Restarting || c.State.Status == "restarting")
 }
 
 // Restarts is how many times the engine has restarted a container's main
 // process by its restart policy.
 func Restarts(c Sandbox) int {
-	if c.ContainerJSONBase == nil {
-		return 0
-	}
 	return c.RestartCount
 }
 

@@ -6,14 +6,23 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docker/docker/api/types/mount"
-	"github.com/docker/docker/api/types/volume"
-
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/localdir"
 )
 
-// Volume is the engine's data about a named volume.
-type Volume = volume.Volume
+// Volume is what a backend shows of a named volume (a cluster: of a
+// claim).
+type Volume struct {
+	Name   string
+	Driver string
+	Labels map[string]string
+	// Options are the driver's options it was created with (a tmpfs's
+	// type, size and owner on a Docker-API engine).
+	Options map[string]string
+	// Mountpoint is where it lies on the engine's host, when the
+	// engine says.
+	Mountpoint string
+	CreatedAt  string
+}
 
 // VolumeSpec is what the provider asks the engine to create.
 type VolumeSpec struct {
@@ -82,12 +91,12 @@ func ObservedMounts(info Sandbox) map[string]Mount {
 	out := map[string]Mount{}
 	for _, p := range info.Mounts {
 		switch p.Type {
-		case mount.TypeVolume:
+		case MountVolume:
 			if anonymousVolume.MatchString(p.Name) {
 				continue
 			}
 			out[p.Destination] = Mount{Target: p.Destination, Volume: p.Name, ReadOnly: !p.RW}
-		case mount.TypeBind:
+		case MountBind:
 			out[p.Destination] = Mount{Target: p.Destination, HostPath: p.Source, ReadOnly: !p.RW}
 		}
 	}

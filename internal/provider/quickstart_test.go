@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
 // The quickstart, through the real terraform CLI, offline: a new user
@@ -43,16 +44,16 @@ func TestAccQuickstart(t *testing.T) {
 	if !strings.Contains(setup, `workspace /workspace ready for task {"budget":3,"task":"summarise"}`) {
 		t.Errorf("setup output %q", setup)
 	}
-	isolation, _ := outputs["isolation"].Value.(map[string]any)
-	if len(isolation) != 1 || isolation[name] != "isolated" {
-		t.Errorf("isolation %v, want only %s, isolated", isolation, name)
+	verdicts, _ := outputs["isolation"].Value.(map[string]any)
+	if len(verdicts) != 1 || verdicts[name] != "isolated" {
+		t.Errorf("isolation %v, want only %s, isolated", verdicts, name)
 	}
 	if plan := cli.Run("plan", "-detailed-exitcode"); !strings.Contains(plan, "No changes") {
 		t.Errorf("a second plan is not empty:\n%s", plan)
 	}
 	c := acctest.Inspect(t, name)
-	if !c.HostConfig.ReadonlyRootfs || string(c.HostConfig.NetworkMode) != "none" {
-		t.Errorf("the sandbox is read-only %t, network mode %q", c.HostConfig.ReadonlyRootfs, c.HostConfig.NetworkMode)
+	if v := isolation.Assess(c.Network); !c.HostConfig.ReadonlyRootfs || !v.Isolated {
+		t.Errorf("the sandbox is read-only %t, isolated %t (%s)", c.HostConfig.ReadonlyRootfs, v.Isolated, v.Reason)
 	}
 	cli.Run("destroy", "-auto-approve")
 	acctest.ExpectNoContainers(t, name, "destroy")

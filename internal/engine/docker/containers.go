@@ -129,24 +129,24 @@ func (c *Client) ContainersCreatedWith(ctx context.Context, token string) ([]str
 
 // InspectContainer returns the engine's data for a container, by ID or name.
 func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Sandbox, error) {
-	var info engine.Container
+	var info container.InspectResponse
 	err := c.within(ctx, "the request to inspect a container", engine.QuickCallTimeout, func(ctx context.Context) error {
 		var err error
 		info, err = c.api.ContainerInspect(ctx, idOrName)
 		return err
 	})
 	if err != nil {
-		return engine.Sandbox{Container: info}, err
+		return engine.Sandbox{}, err
 	}
 	normalize(c.Kind(ctx), &info)
 	readGVisorPids(&info)
-	return engine.Sandbox{Container: info, Network: observedNetwork(info)}, nil
+	return engine.Sandbox{Container: observed(info), Network: observedNetwork(info)}, nil
 }
 
 // observedNetwork is what the engine shows of a container's network (its
 // network mode and the networks it is attached to) and of its other
 // namespaces (the PID, IPC and UTS modes).
-func observedNetwork(c engine.Container) isolation.Observed {
+func observedNetwork(c container.InspectResponse) isolation.Observed {
 	a := &isolation.Attachments{Reported: c.ContainerJSONBase != nil && c.HostConfig != nil}
 	if a.Reported {
 		h := c.HostConfig

@@ -44,13 +44,14 @@ func TestHostConfig(t *testing.T) {
 		bindings[1] != (nat.PortBinding{HostIP: "::1", HostPort: "8080"}) {
 		t.Errorf("port bindings %v", h.PortBindings)
 	}
-	if got := engine.ObservedPorts(h); len(got) != 2 || !slices.Contains(got, spec.Ports[0]) || !slices.Contains(got, spec.Ports[1]) {
+	seen := observed(container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{HostConfig: h}}).HostConfig
+	if got := engine.ObservedPorts(seen); len(got) != 2 || !slices.Contains(got, spec.Ports[0]) || !slices.Contains(got, spec.Ports[1]) {
 		t.Errorf("observed ports %v, want %v", got, spec.Ports)
 	}
-	if got := engine.ObservedLimits(h); got != spec.Limits {
+	if got := engine.ObservedLimits(seen); got != spec.Limits {
 		t.Errorf("observed limits %+v, want %+v", got, spec.Limits)
 	}
-	if got := engine.ObservedUlimits(h); !slices.Equal(got, spec.Ulimits) {
+	if got := engine.ObservedUlimits(seen); !slices.Equal(got, spec.Ulimits) {
 		t.Errorf("observed ulimits %v, want %v", got, spec.Ulimits)
 	}
 	if _, ok := exposedPorts(spec.Ports)["80/tcp"]; !ok {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/docker/docker/api/types/container"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
@@ -65,7 +67,7 @@ func (c *Client) forRuntime(ctx context.Context, spec engine.ContainerSpec) (eng
 // readGVisorPids shows a gVisor sandbox's pids limit as the one asked for,
 // when the host backstop is still the one that limit gave it. A backstop
 // changed behind the provider's back shows as it is.
-func readGVisorPids(c *engine.Container) {
+func readGVisorPids(c *container.InspectResponse) {
 	if c.Config == nil || c.ContainerJSONBase == nil || c.HostConfig == nil || c.HostConfig.PidsLimit == nil {
 		return
 	}

@@ -32,7 +32,7 @@ func TestGVisorPidsLimitRoundTrip(t *testing.T) {
 
 	// Read back: the engine shows the backstop; the provider sees 16.
 	host := spec.Limits.PidsLimit
-	info := engine.Container{
+	info := container.InspectResponse{
 		ContainerJSONBase: &container.ContainerJSONBase{HostConfig: &container.HostConfig{
 			Resources: container.Resources{PidsLimit: &host}}},
 		Config: &container.Config{Labels: spec.Labels},

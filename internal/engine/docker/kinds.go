@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -59,7 +60,7 @@ func (c *Client) Kind(ctx context.Context) Kind {
 // the same thing: a container with network mode "none" is on the "none"
 // network (Podman lists no network), and a runtime Podman reports only as
 // "oci" is unknown rather than a runtime called "oci".
-func normalize(k Kind, c *engine.Container) {
+func normalize(k Kind, c *container.InspectResponse) {
 	if k != KindPodman || c.ContainerJSONBase == nil || c.HostConfig == nil {
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
 
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
@@ -16,12 +15,12 @@ import (
 // the engine showed nothing.
 func TestObservedNetworkOfDockerAndPodman(t *testing.T) {
 	t.Parallel()
-	inspect := func(mode string, networks ...string) engine.Container {
+	inspect := func(mode string, networks ...string) container.InspectResponse {
 		eps := map[string]*network.EndpointSettings{}
 		for _, n := range networks {
 			eps[n] = &network.EndpointSettings{}
 		}
-		return engine.Container{
+		return container.InspectResponse{
 			ContainerJSONBase: &container.ContainerJSONBase{HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(mode)}},
 			NetworkSettings:   &container.NetworkSettings{Networks: eps},
 		}
@@ -29,7 +28,7 @@ func TestObservedNetworkOfDockerAndPodman(t *testing.T) {
 	// namespaces sets what the engine shows of the PID, IPC and UTS
 	// namespaces. (Podman reports "shareable" for a container started
 	// with the host's IPC namespace: that one it does not show.)
-	namespaces := func(c engine.Container, pid, ipc, uts string) engine.Container {
+	namespaces := func(c container.InspectResponse, pid, ipc, uts string) container.InspectResponse {
 		c.HostConfig.PidMode, c.HostConfig.IpcMode, c.HostConfig.UTSMode =
 			container.PidMode(pid), container.IpcMode(ipc), container.UTSMode(uts)
 		return c
@@ -37,7 +36,7 @@ func TestObservedNetworkOfDockerAndPodman(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		kind     Kind
-		in       engine.Container
+		in       container.InspectResponse
 		isolated bool
 		mode     string
 	}{
@@ -46,7 +45,7 @@ func TestObservedNetworkOfDockerAndPodman(t *testing.T) {
 		{"Docker: none, reattached to bridge", KindDocker, inspect("none", "none", "bridge"), false, "bridge"},
 		{"Podman: none lists no network", KindPodman, inspect("none"), true, "none"},
 		{"Podman: its default network", KindPodman, inspect("bridge", "podman"), false, "bridge"},
-		{"no host configuration", KindDocker, engine.Container{}, false, "unknown"},
+		{"no host configuration", KindDocker, container.InspectResponse{}, false, "unknown"},
 		{"Docker: its own namespaces", KindDocker, namespaces(inspect("none", "none"), "", "private", ""), true, "none"},
 		{"Podman: its own namespaces", KindPodman, namespaces(inspect("none"), "private", "shareable", "private"), true, "none"},
 		{"Docker: the host's PID namespace", KindDocker, namespaces(inspect("none", "none"), "host", "private", ""),

@@ -30,9 +30,10 @@ func (c *Client) CreateVolume(ctx context.Context, spec engine.VolumeSpec) (engi
 	var v engine.Volume
 	makeCtx, cancel := engine.Uncancelled(ctx)
 	defer cancel()
-	err = c.within(makeCtx, "the request to create a volume", engine.SlowCallTimeout, func(ctx context.Context) (err error) {
-		v, err = c.api.VolumeCreate(ctx, volume.CreateOptions{Name: spec.Name, Driver: "local", Labels: spec.Labels,
+	err = c.within(makeCtx, "the request to create a volume", engine.SlowCallTimeout, func(ctx context.Context) error {
+		made, err := c.api.VolumeCreate(ctx, volume.CreateOptions{Name: spec.Name, Driver: "local", Labels: spec.Labels,
 			DriverOpts: opts})
+		v = observedVolume(made)
 		return err
 	})
 	if engine.IsConflict(err) {
@@ -62,11 +63,18 @@ func (c *Client) volumeManaged(ctx context.Context, name string) bool {
 // InspectVolume returns the engine's data about a volume, by name.
 func (c *Client) InspectVolume(ctx context.Context, name string) (engine.Volume, error) {
 	var v engine.Volume
-	err := c.within(ctx, "the request to inspect a volume", engine.QuickCallTimeout, func(ctx context.Context) (err error) {
-		v, err = c.api.VolumeInspect(ctx, name)
+	err := c.within(ctx, "the request to inspect a volume", engine.QuickCallTimeout, func(ctx context.Context) error {
+		seen, err := c.api.VolumeInspect(ctx, name)
+		v = observedVolume(seen)
 		return err
 	})
 	return v, err
+}
+
+// observedVolume is the seam's view of the engine's data about a volume.
+func observedVolume(v volume.Volume) engine.Volume {
+	return engine.Volume{Name: v.Name, Driver: v.Driver, Labels: v.Labels, Options: v.Options,
+		Mountpoint: v.Mountpoint, CreatedAt: v.CreatedAt}
 }
 
 // RemoveVolume removes the volume the provider created with the create

@@ -7,9 +7,9 @@
 // A sandbox is a pod in the configured namespace, in the RuntimeClass whose
 // pods have no network, beside a deny-all NetworkPolicy and, for its
 // write-only environment, a Secret, both owned by the pod so that the
-// cluster removes them with it. The pod's data is given back in the Docker
-// API's shape where a pod and a container share an attribute, and its
-// network as a pod's (observe.go), for isolation.Assess.
+// cluster removes them with it. The pod's data is given back as the seam's
+// engine.Container, and its network and namespaces as a pod's
+// (observe.go), for isolation.Assess.
 package kube
 
 import (

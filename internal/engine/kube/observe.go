@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/mount"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -18,8 +16,8 @@ import (
 )
 
 // A pod as the resources read a sandbox (engine.Sandbox): its spec and
-// status in the Docker API's shape for the attributes they share, and its
-// network in a cluster's own terms (isolation.Pod: host network,
+// status as the seam's engine.Container, and its network and namespaces in
+// a cluster's own terms (isolation.Pod: host network, PID and IPC,
 // RuntimeClass, extra networks and its NetworkPolicy), for the verdict.
 
 // dockerShmBytes is the /dev/shm a pod's container gets, which is what a
@@ -30,16 +28,13 @@ const dockerShmBytes = 64 << 20
 func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) engine.Sandbox {
 	spec := sandboxContainer(pod)
 	status := containerStatus(pod, spec.Name)
-	base := &container.ContainerJSONBase{
-		ID: podID(pod), Name: pod.Name, Created: pod.CreationTimestamp.UTC().Format(time.RFC3339Nano),
-		Image: imageID(spec, status), State: containerState(pod, status), RestartCount: int(status.RestartCount),
-		HostConfig: c.hostConfig(pod, spec),
-	}
 	return engine.Sandbox{
 		Container: engine.Container{
-			ContainerJSONBase: base,
-			Mounts:            workspacesOf(pod, spec),
-			Config: &container.Config{
+			ID: podID(pod), Name: pod.Name, Created: pod.CreationTimestamp.UTC().Format(time.RFC3339Nano),
+			Image: imageID(spec, status), State: containerState(pod, status), RestartCount: int(status.RestartCount),
+			HostConfig: c.hostConfig(pod, spec),
+			Mounts:     workspacesOf(pod, spec),
+			Config: &engine.ContainerConfig{
 				Image: spec.Image, Entrypoint: spec.Command, Cmd: spec.Args, Env: literalEnv(spec),
 				Labels: sandboxLabels(pod), User: user(spec), WorkingDir: spec.WorkingDir, Hostname: pod.Name,
 			},
@@ -53,11 +48,11 @@ func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) en
 
 // hostConfig is what the pod's spec applies on the node: privileges,
 // runtime, limits and restart policy (its network is the Pod of observe).
-func (c *Client) hostConfig(pod *corev1.Pod, spec corev1.Container) *container.HostConfig {
-	h := &container.HostConfig{
+func (c *Client) hostConfig(pod *corev1.Pod, spec corev1.Container) *engine.HostConfig {
+	h := &engine.HostConfig{
 		Init:    ptr(deref(pod.Spec.ShareProcessNamespace)),
 		ShmSize: dockerShmBytes, Runtime: c.runtimeOf(pod), Tmpfs: tmpfsOf(pod, spec),
-		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyMode(restartOf(pod))},
+		RestartPolicy: restartOf(pod),
 	}
 	if sc := spec.SecurityContext; sc != nil {
 		h.ReadonlyRootfs = deref(sc.ReadOnlyRootFilesystem)
@@ -130,13 +125,13 @@ func restartOf(pod *corev1.Pod) string {
 
 // workspacesOf are the claims the pod's sandbox container mounts, as the
 // engine shows a container's named volumes.
-func workspacesOf(pod *corev1.Pod, spec corev1.Container) []container.MountPoint {
-	var out []container.MountPoint
+func workspacesOf(pod *corev1.Pod, spec corev1.Container) []engine.MountPoint {
+	var out []engine.MountPoint
 	for _, m := range spec.VolumeMounts {
 		for _, v := range pod.Spec.Volumes {
 			if v.Name == m.Name && v.PersistentVolumeClaim != nil {
-				out = append(out, container.MountPoint{
-					Type: mount.TypeVolume, Name: v.PersistentVolumeClaim.ClaimName, Destination: m.MountPath,
+				out = append(out, engine.MountPoint{
+					Type: engine.MountVolume, Name: v.PersistentVolumeClaim.ClaimName, Destination: m.MountPath,
 					RW: !m.ReadOnly && !v.PersistentVolumeClaim.ReadOnly,
 				})
 			}
@@ -208,8 +203,8 @@ func containerStatus(pod *corev1.Pod, name string) corev1.ContainerStatus {
 // containerState is the container's state in Docker's words: a container
 // the kubelet waits to restart (CrashLoopBackOff) is restarting, as Docker
 // says of one its restart policy restarts.
-func containerState(pod *corev1.Pod, s corev1.ContainerStatus) *container.State {
-	st := &container.State{Status: "created"}
+func containerState(pod *corev1.Pod, s corev1.ContainerStatus) *engine.ContainerState {
+	st := &engine.ContainerState{Status: "created"}
 	switch {
 	case pod.DeletionTimestamp != nil:
 		st.Status = "removing"

@@ -109,8 +109,8 @@ func TestObserveGivesTheSpecBack(t *testing.T) {
 		t.Errorf("security options %v, runtime %q, init %v", h.SecurityOpt, h.Runtime, *h.Init)
 	case h.Memory != 128<<20 || h.MemorySwap != 128<<20 || h.NanoCPUs != 500_000_000:
 		t.Errorf("limits %d %d %d", h.Memory, h.MemorySwap, h.NanoCPUs)
-	case h.Tmpfs["/tmp"] != "size=16m" || h.RestartPolicy.Name != "unless-stopped":
-		t.Errorf("tmpfs %v, restart %q", h.Tmpfs, h.RestartPolicy.Name)
+	case h.Tmpfs["/tmp"] != "size=16m" || h.RestartPolicy != "unless-stopped":
+		t.Errorf("tmpfs %v, restart %q", h.Tmpfs, h.RestartPolicy)
 	case c.Config.Labels["team.example.com/owner"] != "agents" || !engine.ManagedBy(c.Config.Labels):
 		t.Errorf("labels %v", c.Config.Labels)
 	}

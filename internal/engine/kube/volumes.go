@@ -112,7 +112,7 @@ func volumeOf(claim *corev1.PersistentVolumeClaim) engine.Volume {
 		}
 	}
 	v := engine.Volume{
-		Name: claim.Name, Driver: "kubernetes", Scope: "local", Labels: labels,
+		Name: claim.Name, Driver: "kubernetes", Labels: labels,
 		CreatedAt: claim.CreationTimestamp.UTC().Format(time.RFC3339), Options: map[string]string{},
 	}
 	if q, ok := claim.Spec.Resources.Requests[corev1.ResourceStorage]; ok {

@@ -247,7 +247,7 @@ func (p capabilitiesModel) validate() diag.Diagnostics {
 // one added is missing. Nothing the engine ignores is accepted.
 func (p capabilitiesModel) checkGranted(c engine.Sandbox) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if c.ContainerJSONBase == nil || c.HostConfig == nil || !values.Known(p.CapAdd) || !values.Known(p.CapDrop) {
+	if c.HostConfig == nil || !values.Known(p.CapAdd) || !values.Known(p.CapDrop) {
 		return diags
 	}
 	have := engine.EffectiveCapabilities(c.HostConfig.CapAdd, c.HostConfig.CapDrop)

@@ -85,7 +85,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 			engine.ShortID(id), r.Client.Where()))
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
-	if c.ContainerJSONBase != nil && c.HostConfig != nil {
+	if c.HostConfig != nil {
 		added = engine.AddedDefaults(spec, c.HostConfig)
 	}
 	m.setObserved(ctx, c, added)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -14,13 +13,12 @@ import (
 
 // podmanHostConfig is what Podman 4 reports for a sandbox created with
 // pids_limit and ulimits unset, plus what a user asked for.
-func podmanHostConfig(pids int64, ulimits ...*container.Ulimit) *container.HostConfig {
-	return &container.HostConfig{
-		ShmSize: 65536000,
-		Resources: container.Resources{PidsLimit: &pids, Ulimits: append([]*container.Ulimit{
+func podmanHostConfig(pids int64, ulimits ...engine.Ulimit) *engine.HostConfig {
+	return &engine.HostConfig{
+		ShmSize: 65536000, PidsLimit: &pids, Ulimits: append([]engine.Ulimit{
 			{Name: "RLIMIT_NOFILE", Soft: 20000, Hard: 20000},
 			{Name: "RLIMIT_NPROC", Soft: 20000, Hard: 20000},
-		}, ulimits...)},
+		}, ulimits...),
 	}
 }
 
@@ -70,7 +68,7 @@ func TestEngineDefaultsAreNotTakenForSettings(t *testing.T) {
 	})
 	t.Run("the user's ulimits stay, Podman's names are Docker's", func(t *testing.T) {
 		spec := engine.ContainerSpec{Ulimits: []engine.Ulimit{{Name: "core", Soft: 0, Hard: 0}}}
-		h := podmanHostConfig(2048, &container.Ulimit{Name: "RLIMIT_CORE", Soft: 0, Hard: 0})
+		h := podmanHostConfig(2048, engine.Ulimit{Name: "RLIMIT_CORE", Soft: 0, Hard: 0})
 		added := engine.AddedDefaults(spec, h)
 		l := nullLimits()
 		l.Ulimits = ulimitMap(map[string][2]int64{"core": {0, 0}})
@@ -95,12 +93,12 @@ func TestPodmanCapabilitySpellingKeepsTheConfiguration(t *testing.T) {
 			drop = append(drop, c)
 		}
 	}
-	p.observe(&container.HostConfig{CapDrop: drop}, engine.Defaults{})
+	p.observe(&engine.HostConfig{CapDrop: drop}, engine.Defaults{})
 	if !p.CapDrop.Equal(held.CapDrop) || !p.CapAdd.Equal(held.CapAdd) {
 		t.Errorf("the same capability set read as cap_drop %v, cap_add %v", p.CapDrop, p.CapAdd)
 	}
 	// One more capability really added is drift.
-	p.observe(&container.HostConfig{CapDrop: drop, CapAdd: []string{"CAP_NET_RAW"}}, engine.Defaults{})
+	p.observe(&engine.HostConfig{CapDrop: drop, CapAdd: []string{"CAP_NET_RAW"}}, engine.Defaults{})
 	if p.CapAdd.Equal(held.CapAdd) {
 		t.Errorf("an added capability went unseen: cap_add %v", p.CapAdd)
 	}
@@ -111,14 +109,14 @@ func TestPodmanCapabilitySpellingKeepsTheConfiguration(t *testing.T) {
 // asked for nothing keeps cap_add and cap_drop unset, because the engine
 // shows the set it was created with. A set other than that one is drift.
 func TestEngineDefaultCapabilitiesAreNotSettings(t *testing.T) {
-	stock := &container.HostConfig{CapDrop: []string{"AUDIT_WRITE", "MKNOD", "NET_RAW"}}
+	stock := &engine.HostConfig{CapDrop: []string{"AUDIT_WRITE", "MKNOD", "NET_RAW"}}
 	created := engine.AddedDefaults(engine.ContainerSpec{}, stock)
 	p := nullCapabilities()
 	p.observe(stock, created)
 	if !p.CapDrop.IsNull() || !p.CapAdd.IsNull() {
 		t.Fatalf("the engine's default set read as cap_drop %v, cap_add %v", p.CapDrop, p.CapAdd)
 	}
-	p.observe(&container.HostConfig{CapDrop: []string{"MKNOD"}}, created)
+	p.observe(&engine.HostConfig{CapDrop: []string{"MKNOD"}}, created)
 	if p.CapDrop.IsNull() {
 		t.Error("a capability set other than the one created with went unseen")
 	}
@@ -135,8 +133,8 @@ func TestEngineDefaultCapabilitiesAreNotSettings(t *testing.T) {
 // error at create, never a weaker sandbox.
 func TestCapabilitiesTheEngineIgnoredAreRefused(t *testing.T) {
 	p := capabilitiesModel{CapDrop: values.StringSet([]string{"ALL"}), CapAdd: values.StringSet([]string{"NET_BIND_SERVICE"})}
-	c := func(h *container.HostConfig) engine.Sandbox {
-		return engine.Sandbox{Container: engine.Container{ContainerJSONBase: &container.ContainerJSONBase{ID: "abc", HostConfig: h}}}
+	c := func(h *engine.HostConfig) engine.Sandbox {
+		return engine.Sandbox{Container: engine.Container{ID: "abc", HostConfig: h}}
 	}
 	var allButOne []string
 	for _, name := range engine.DefaultCapabilities {
@@ -144,13 +142,13 @@ func TestCapabilitiesTheEngineIgnoredAreRefused(t *testing.T) {
 			allButOne = append(allButOne, name)
 		}
 	}
-	if diags := p.checkGranted(c(&container.HostConfig{CapDrop: allButOne})); diags.HasError() {
+	if diags := p.checkGranted(c(&engine.HostConfig{CapDrop: allButOne})); diags.HasError() {
 		t.Errorf("the set asked for was refused: %v", diags)
 	}
-	if diags := p.checkGranted(c(&container.HostConfig{CapDrop: []string{"NET_RAW"}})); !diags.HasError() {
+	if diags := p.checkGranted(c(&engine.HostConfig{CapDrop: []string{"NET_RAW"}})); !diags.HasError() {
 		t.Error("an engine that kept the dropped capabilities was accepted")
 	}
-	if diags := p.checkGranted(c(&container.HostConfig{CapDrop: []string{"ALL"}})); !diags.HasError() {
+	if diags := p.checkGranted(c(&engine.HostConfig{CapDrop: []string{"ALL"}})); !diags.HasError() {
 		t.Error("an engine that did not add NET_BIND_SERVICE was accepted")
 	}
 }
@@ -173,8 +171,8 @@ func TestImportOnPodmanTellsTheConfigurationFromTheEngine(t *testing.T) {
 	spec := engine.ContainerSpec{Image: "tfsandbox/busybox:latest", Labels: map[string]string{}}
 	recordConfigured(&spec, map[string]string{"GREETING": "hello"}, types.Int64Value(3))
 	c := engine.Sandbox{Container: engine.Container{
-		ContainerJSONBase: &container.ContainerJSONBase{ID: "abc", Name: "/s1", HostConfig: podmanHostConfig(2048)},
-		Config: &container.Config{
+		ID: "abc", Name: "/s1", HostConfig: podmanHostConfig(2048),
+		Config: &engine.ContainerConfig{
 			Image:      "localhost/tfsandbox/busybox:latest",
 			Env:        []string{"GREETING=hello", "HOME=/root", "HOSTNAME=abc", "TERM=xterm", "container=podman"},
 			WorkingDir: "/",

@@ -79,7 +79,7 @@ func undoFailedDiagnostic(client engine.Engine, token string, err error) diag.Di
 // started.
 func notRunningDiagnostic(client engine.Engine, c engine.Sandbox) diag.Diagnostic {
 	status, code := "unknown", 0
-	if c.ContainerJSONBase != nil && c.State != nil {
+	if c.State != nil {
 		status, code = c.State.Status, c.State.ExitCode
 	}
 	return diag.NewErrorDiagnostic("Sandbox is not running", fmt.Sprintf(

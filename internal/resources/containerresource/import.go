@@ -72,7 +72,7 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Sandbox, img
 		if !rec.WorkingDir {
 			m.WorkingDir = types.StringNull()
 		}
-		if c.ContainerJSONBase != nil {
+		if c.HostConfig != nil {
 			defaults = rec.importDefaults(c.HostConfig)
 		}
 	}
@@ -82,7 +82,7 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Sandbox, img
 	m.User = stringOrNull(cfg.User, imgCfg.User)
 
 	withInit := false
-	if c.ContainerJSONBase != nil && c.HostConfig != nil && c.HostConfig.Init != nil {
+	if c.HostConfig != nil && c.HostConfig.Init != nil {
 		withInit = *c.HostConfig.Init
 	}
 	m.Init = types.BoolValue(withInit)
@@ -104,7 +104,7 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Sandbox, img
 	// Without a record, an imported container's engine defaults are
 	// unknown: its limits show as the engine reports them.
 	m.setObserved(ctx, c, defaults)
-	if c.ContainerJSONBase != nil && c.HostConfig != nil {
+	if c.HostConfig != nil {
 		m.importPrivileges(c.HostConfig)
 		m.importCapabilities()
 		if recorded && rec.Runtime != "" && rec.Runtime == c.HostConfig.Runtime {

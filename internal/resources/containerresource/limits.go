@@ -331,7 +331,7 @@ func refuseUnenforcedLimits(plan map[string]tftypes.Value, e engine.Enforcement,
 // for: a limit accepted and ignored is never kept.
 func (l limitsModel) checkApplied(c engine.Sandbox) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if c.ContainerJSONBase == nil || c.HostConfig == nil || !values.Known(l.Memory) || !values.Known(l.CPUs) ||
+	if c.HostConfig == nil || !values.Known(l.Memory) || !values.Known(l.CPUs) ||
 		!values.Known(l.PidsLimit) || !values.Known(l.MemorySwap) {
 		return diags
 	}

@@ -124,7 +124,7 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Sandbox, d eng
 	m.Running = types.BoolValue(engine.IsRunning(c))
 	m.ImageID = types.StringValue(c.Image)
 	m.observeNetworks(c)
-	if c.ContainerJSONBase == nil || c.HostConfig == nil {
+	if c.HostConfig == nil {
 		return
 	}
 	m.capabilitiesModel.observe(c.HostConfig, d)

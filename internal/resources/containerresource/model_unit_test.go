@@ -5,10 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/go-connections/nat"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	dockerspec "github.com/moby/docker-image-spec/specs-go/v1"
@@ -89,24 +86,17 @@ func TestSpecDefaultsToKeepAliveAndStampsOwnership(t *testing.T) {
 
 // importCase builds the engine's data for a container made from the test
 // image with cfg, in network mode mode, attached to networks.
-func importCase(cfg container.Config, mode string, networks ...string) engine.Sandbox {
-	eps := map[string]*network.EndpointSettings{}
-	for _, n := range networks {
-		eps[n] = &network.EndpointSettings{}
-	}
+func importCase(cfg engine.ContainerConfig, mode string, networks ...string) engine.Sandbox {
 	cfg.Image = "tfsandbox/busybox:latest"
 	yes := true
 	return engine.Sandbox{
 		Container: engine.Container{
-			ContainerJSONBase: &container.ContainerJSONBase{
-				ID:         "abc",
-				Name:       "/sb",
-				Image:      "sha256:1",
-				State:      &container.State{Running: true, Status: "running"},
-				HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(mode), Init: &yes, Runtime: defaultRuntime},
-			},
-			Config:          &cfg,
-			NetworkSettings: &container.NetworkSettings{Networks: eps},
+			ID:         "abc",
+			Name:       "/sb",
+			Image:      "sha256:1",
+			State:      &engine.ContainerState{Running: true, Status: "running"},
+			HostConfig: &engine.HostConfig{Init: &yes, Runtime: defaultRuntime},
+			Config:     &cfg,
 		},
 		Network: isolation.Observed{Attachments: &isolation.Attachments{Reported: true, Mode: mode, Networks: networks}},
 	}
@@ -126,7 +116,7 @@ func TestSetFromEngine(t *testing.T) {
 		want map[string]attr.Value
 	}{
 		"created by the provider with defaults": {
-			in: importCase(container.Config{
+			in: importCase(engine.ContainerConfig{
 				Entrypoint: keepAlive,
 				Env:        []string{"PATH=/bin", "TOKEN=secret"},
 				WorkingDir: "/",
@@ -143,7 +133,7 @@ func TestSetFromEngine(t *testing.T) {
 			},
 		},
 		"user settings are kept": {
-			in: importCase(container.Config{
+			in: importCase(engine.ContainerConfig{
 				Entrypoint: []string{"/bin/sh"},
 				Cmd:        []string{"-c", "sleep 1d"},
 				Env:        []string{"PATH=/bin", "A=1"},
@@ -160,14 +150,14 @@ func TestSetFromEngine(t *testing.T) {
 			},
 		},
 		"image command inherited": {
-			in: importCase(container.Config{Cmd: []string{"sh"}}, "bridge", "bridge"),
+			in: importCase(engine.ContainerConfig{Cmd: []string{"sh"}}, "bridge", "bridge"),
 			want: map[string]attr.Value{
 				"entrypoint": types.ListNull(types.StringType), "command": types.ListNull(types.StringType),
 				"network_mode": null,
 			},
 		},
 		"isolated mode but attached to a network imports as not isolated": {
-			in: importCase(container.Config{Entrypoint: keepAlive}, "none", "bridge"),
+			in: importCase(engine.ContainerConfig{Entrypoint: keepAlive}, "none", "bridge"),
 			want: map[string]attr.Value{
 				"network_mode": null, "networks": values.StringSet([]string{"bridge"}),
 			},
@@ -230,15 +220,15 @@ func TestObserveKeepsEqualValues(t *testing.T) {
 	before := m
 
 	pids := int64(0)
-	c := engine.Sandbox{Container: engine.Container{ContainerJSONBase: &container.ContainerJSONBase{HostConfig: &container.HostConfig{
-		CapDrop:      []string{"CAP_ALL", "net_raw"},
-		SecurityOpt:  []string{"no-new-privileges"},
-		Tmpfs:        map[string]string{"/tmp": "rw"},
-		ShmSize:      engineDefaultShmMiB * mib,
-		Runtime:      defaultRuntime,
-		Resources:    container.Resources{Memory: 64 * mib, MemorySwap: 64 * mib, PidsLimit: &pids},
-		PortBindings: nat.PortMap{"80/tcp": []nat.PortBinding{{HostIP: defaultPortHostIP}}},
-	}}}}
+	c := engine.Sandbox{Container: engine.Container{HostConfig: &engine.HostConfig{
+		CapDrop:     []string{"CAP_ALL", "net_raw"},
+		SecurityOpt: []string{"no-new-privileges"},
+		Tmpfs:       map[string]string{"/tmp": "rw"},
+		ShmSize:     engineDefaultShmMiB * mib,
+		Runtime:     defaultRuntime,
+		Memory:      64 * mib, MemorySwap: 64 * mib, PidsLimit: &pids,
+		PortBindings: []engine.PortBinding{{Port: 80, Protocol: "tcp", HostIP: defaultPortHostIP}},
+	}}}
 	m.setObserved(ctx, c, engine.Defaults{})
 	for name, pair := range map[string][2]attr.Value{
 		"cap_drop": {before.CapDrop, m.CapDrop}, "tmpfs": {before.Tmpfs, m.Tmpfs}, "ports": {before.Ports, m.Ports},
@@ -257,7 +247,7 @@ func TestObserveKeepsEqualValues(t *testing.T) {
 	c.HostConfig.CapAdd = []string{"CAP_SYS_ADMIN"}
 	c.HostConfig.SecurityOpt = []string{"seccomp=unconfined"}
 	c.HostConfig.Memory, c.HostConfig.MemorySwap = 512*mib, -1
-	c.HostConfig.PortBindings = nat.PortMap{"80/tcp": []nat.PortBinding{{HostIP: "0.0.0.0"}}}
+	c.HostConfig.PortBindings = []engine.PortBinding{{Port: 80, Protocol: "tcp", HostIP: "0.0.0.0"}}
 	m.setObserved(ctx, c, engine.Defaults{})
 	for name, pair := range map[string][2]attr.Value{
 		"cap_add":           {m.CapAdd, values.StringSet([]string{"SYS_ADMIN"})},

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/mount"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -32,20 +30,20 @@ func mountsValue(t *testing.T, entries map[string]mountModel) types.Map {
 	return types.MapValueMust(types.ObjectType{AttrTypes: mountAttrTypes}, vals)
 }
 
-func inspected(points ...container.MountPoint) container.InspectResponse {
-	return container.InspectResponse{Mounts: points}
+func inspected(points ...engine.MountPoint) engine.Container {
+	return engine.Container{Mounts: points}
 }
 
 // A refresh keeps the state's spelling of an unchanged mount, and shows
 // every change: a mount gone, added, another volume, another mode, a host
 // path. Anonymous volumes are the image's, not the configuration's.
 func TestMountsObserve(t *testing.T) {
-	work := container.MountPoint{Type: mount.TypeVolume, Name: "work", Destination: "/w", RW: true}
+	work := engine.MountPoint{Type: engine.MountVolume, Name: "work", Destination: "/w", RW: true}
 	readOnly := work
 	readOnly.RW = false
-	anonymous := container.MountPoint{Type: mount.TypeVolume, Destination: "/var/lib/x",
+	anonymous := engine.MountPoint{Type: engine.MountVolume, Destination: "/var/lib/x",
 		Name: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", RW: true}
-	host := container.MountPoint{Type: mount.TypeBind, Source: "/srv", Destination: "/w", RW: true}
+	host := engine.MountPoint{Type: engine.MountBind, Source: "/srv", Destination: "/w", RW: true}
 	hostReadOnly := host
 	hostReadOnly.RW = false
 	hostUnset := mountModel{HostPath: types.StringValue("/srv"), ReadOnly: types.BoolNull()}
@@ -55,7 +53,7 @@ func TestMountsObserve(t *testing.T) {
 	cases := []struct {
 		name     string
 		held     map[string]mountModel
-		observed container.InspectResponse
+		observed engine.Container
 		want     map[string]mountModel
 	}{
 		{"unchanged, read_only unset", map[string]mountModel{"/w": unset}, inspected(work), map[string]mountModel{"/w": unset}},

@@ -28,7 +28,15 @@ func TestAccContainer_portsBindToLoopback(t *testing.T) {
 `),
 			ConfigStateChecks: []statecheck.StateCheck{
 				acctest.ExpectEngine(t, addr, func(c engine.Sandbox) error {
-					tcp, udp := c.HostConfig.PortBindings["8080/tcp"], c.HostConfig.PortBindings["5353/udp"]
+					var tcp, udp []engine.PortBinding
+					for _, p := range c.HostConfig.PortBindings {
+						switch {
+						case p.Port == 8080 && p.Protocol == "tcp":
+							tcp = append(tcp, p)
+						case p.Port == 5353 && p.Protocol == "udp":
+							udp = append(udp, p)
+						}
+					}
 					if len(tcp) != 1 || tcp[0].HostIP != "127.0.0.1" || len(udp) != 1 || udp[0].HostIP != "0.0.0.0" {
 						return fmt.Errorf("port bindings %v", c.HostConfig.PortBindings)
 					}

@@ -101,7 +101,7 @@ func planLoopingReplacement(ctx context.Context, req resource.ModifyPlanRequest,
 // redacted; log is empty when it could not be read).
 func doesNotStayUpDiagnostic(c engine.Sandbox, log string, secrets values.Secrets) diag.Diagnostic {
 	what := fmt.Sprintf("The main process of container %s does not stay up", engine.ShortID(c.ID))
-	if c.ContainerJSONBase != nil && c.State != nil {
+	if c.State != nil {
 		switch {
 		case engine.Restarting(c) || engine.Restarts(c) > 0:
 			what += fmt.Sprintf(": it keeps exiting right after it starts, and the engine restarted it %d times "+

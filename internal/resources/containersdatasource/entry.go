@@ -18,11 +18,9 @@ import (
 // mounts.
 func entry(c engine.Sandbox, users map[string][]engine.VolumeUser) types.Object {
 	v := isolation.Assess(c.Network)
-	name, image, imageID, resourceType := "", "", "", ""
+	name, imageID := strings.TrimPrefix(c.Name, "/"), c.Image
+	image, resourceType := "", ""
 	labels := map[string]string{}
-	if c.ContainerJSONBase != nil {
-		name, imageID = strings.TrimPrefix(c.Name, "/"), c.Image
-	}
 	if c.Config != nil {
 		image, resourceType = c.Config.Image, c.Config.Labels[engine.LabelResourceType]
 		maps.Copy(labels, c.Config.Labels)
