@@ -243,7 +243,7 @@ func TestRestoreRefusesWhatASnapshotNeverHolds(t *testing.T) {
 		{"climbs out", []file{dir("./"), {name: "../x"}}, "climbs out"},
 		{"under a symbolic link", []file{dir("./"), {name: "l", link: "/", typ: tar.TypeSymlink}, {name: "l/x"}},
 			"not a directory"},
-		{"empty", nil, "is empty"},
+		{"empty", nil, "does not hold the archived directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -272,6 +272,36 @@ func TestSnapshotStopsWhenCancelled(t *testing.T) {
 	defer func() { _ = spool.Close() }()
 	_, _, err := Snapshot(ctx, io.Discard, bytes.NewReader(tarOf(t, dir("vol/"))), "vol", lim, spool)
 	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v", err)
+	}
+}
+
+// An archive already in the kept form's order, as the Docker engine walks a
+// directory, streams to the same bytes Snapshot writes; one out of order
+// is an *OrderError, for the caller to take it again with a spool.
+func TestStreamWritesWhatSnapshotWrites(t *testing.T) {
+	walked := tarOf(t, dir("vol/"), dir("vol/a/"), file{name: "vol/a/x", body: "x"}, file{name: "vol/a.txt", body: "t"},
+		file{name: "vol/b", link: "a/x", typ: tar.TypeSymlink, mode: 0o777}, file{name: "vol/c", link: "vol/a/x", typ: tar.TypeLink},
+		file{name: "vol/p", typ: tar.TypeFifo})
+	want, wantDropped, spooled, err := snapshot(t, walked, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	got, dropped, err := Stream(context.Background(), &out, bytes.NewReader(walked), "vol", lim)
+	if err != nil || got != want || !bytes.Equal(out.Bytes(), spooled) || strings.Join(dropped, ",") != strings.Join(wantDropped, ",") {
+		t.Errorf("stream %+v %v %v, snapshot %+v %v", got, dropped, err, want, wantDropped)
+	}
+	unordered := tarOf(t, dir("vol/"), file{name: "vol/b", body: "b"}, file{name: "vol/a", body: "a"})
+	_, _, err = Stream(context.Background(), io.Discard, bytes.NewReader(unordered), "vol", lim)
+	var order *OrderError
+	if !errors.As(err, &order) || order.Entry != "a" || order.After != "b" {
+		t.Errorf("error %v, want an *OrderError for a after b", err)
+	}
+	// The hostile checks hold on the way through.
+	hostile := tarOf(t, dir("vol/"), file{name: "vol/l", link: "/etc", typ: tar.TypeSymlink}, file{name: "vol/l/x", body: "x"})
+	if _, _, err := Stream(context.Background(), io.Discard, bytes.NewReader(hostile), "vol", lim); err == nil ||
+		!strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("error %v", err)
 	}
 }

@@ -84,6 +84,27 @@ func Snapshot(ctx context.Context, dst io.Writer, src io.Reader, strip string, l
 	return s, r.dropped, err
 }
 
+// OrderError is an archive whose entries are not in the kept form's
+// order, which Stream and Restore cannot put right without a spool.
+type OrderError struct{ Entry, After string }
+
+func (e *OrderError) Error() string {
+	if e.After == "" {
+		return fmt.Sprintf("the archive's entry %q comes first, where the archived directory should", e.Entry)
+	}
+	return fmt.Sprintf("the archive's entry %q comes after %q, out of a snapshot's order", e.Entry, e.After)
+}
+
+// Stream is Snapshot without a spool, for an engine whose archive is
+// already in the kept form's order (a depth-first walk with each
+// directory's entries sorted by name, as the Docker engine's archive
+// endpoint writes one): it writes each entry as it reads it, and fails
+// with an *OrderError at the first one out of order, when the caller
+// takes the snapshot again with Snapshot.
+func Stream(ctx context.Context, dst io.Writer, src io.Reader, strip string, lim Limits) (Summary, []string, error) {
+	return stream(ctx, dst, src, strip, lim, false)
+}
+
 // Restore reads an archive in the kept form from src and writes it to dst
 // entry by entry, checked as Snapshot checks a hostile one, with no spool:
 // it refuses one whose entries are out of the fixed order or that holds
@@ -92,25 +113,29 @@ func Snapshot(ctx context.Context, dst io.Writer, src io.Reader, strip string, l
 // own when the archive was in the kept form. A caller checks the file's
 // digest before calling it, and this one after.
 func Restore(ctx context.Context, dst io.Writer, src io.Reader, lim Limits) (Summary, error) {
-	r := newReader(ctx, src, "", lim)
+	s, _, err := stream(ctx, dst, src, "", lim, true)
+	return s, err
+}
+
+// stream writes the kept form of an archive already in its order; strict
+// refuses what a snapshot leaves out rather than leaving it out.
+func stream(ctx context.Context, dst io.Writer, src io.Reader, strip string, lim Limits, strict bool) (Summary, []string, error) {
+	r := newReader(ctx, src, strip, lim)
 	w := newWriter(dst)
 	prev := ""
 	for {
 		e, err := r.next()
-		if len(r.dropped) > 0 {
-			return Summary{}, unsafe(r.dropped[0], "is a device file or a FIFO, which a snapshot never holds")
+		if strict && len(r.dropped) > 0 {
+			return Summary{}, nil, unsafe(r.dropped[0], "is a device file or a FIFO, which a snapshot never holds")
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return Summary{}, err
+			return Summary{}, nil, err
 		}
-		switch {
-		case prev == "" && e.rel != Root:
-			return Summary{}, unsafe(e.rel, "comes first, where the archived directory (\"./\") should")
-		case prev != "" && !before(prev, e.rel):
-			return Summary{}, unsafe(e.rel, fmt.Sprintf("comes after %q, out of a snapshot's order", prev))
+		if (prev == "") != (e.rel == Root) || prev != "" && !before(prev, e.rel) {
+			return Summary{}, nil, &OrderError{Entry: e.rel, After: prev}
 		}
 		prev = e.rel
 		hdr, body := e.hdr, io.Reader(r.tr)
@@ -118,11 +143,16 @@ func Restore(ctx context.Context, dst io.Writer, src io.Reader, lim Limits) (Sum
 			hdr.Typeflag, hdr.Size, hdr.Linkname, body = tar.TypeLink, 0, r.seen[e.target].name(), nil
 		}
 		if err := w.write(e.name(), hdr, body); err != nil {
-			return Summary{}, err
+			return Summary{}, nil, err
 		}
 	}
 	if prev == "" {
-		return Summary{}, unsafe("./", "is missing: the archive is empty")
+		root := strip
+		if root == "" {
+			root = "./"
+		}
+		return Summary{}, nil, unsafe(root, "is missing: the archive does not hold the archived directory")
 	}
-	return w.close()
+	s, err := w.close()
+	return s, r.dropped, err
 }
