@@ -109,16 +109,28 @@ now() { date +%s.%N; }
 
 # tf PHASE N ARGS...: runs terraform, records wall seconds and the peak RSS
 # of the provider processes it started. Each line of results.tsv: N, layer,
-# phase, seconds, peak RSS (KiB), CPU seconds, round.
+# phase, seconds, peak RSS (KiB), CPU seconds, round, and the CPU seconds
+# of terraform with every process it started (bash's `times` in the
+# subshell that runs it: the provider processes are its children).
 tf() {
   local phase="$1" n="$2"
   shift 2
   "$work/settle"
   : >"$BENCH_RSS_FILE"
-  local start end status=0
+  local start end status=0 ran
   start="$(now)"
-  terraform -chdir="$work/${tfdir:-tf}" "$@" -input=false -no-color -var "n=$n" >"$work/tf-$phase.log" 2>&1 || status=$?
+  ran="$(
+    st=0
+    terraform -chdir="$work/${tfdir:-tf}" "$@" -input=false -no-color -var "n=$n" >"$work/tf-$phase.log" 2>&1 || st=$?
+    echo "$st"
+    times
+  )"
   end="$(now)"
+  status="$(head -n 1 <<<"$ran")"
+  # The last line of `times` is the children's user and system time, as
+  # "1m2.345s 0m0.678s".
+  local all_cpu
+  all_cpu="$(tail -n 1 <<<"$ran" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.3f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }')"
   if { [ "$phase" = plan ] || [ "$phase" = overhead ]; } && [ "$status" -eq 2 ]; then
     echo "terraform plan found changes where none were expected: see $work/tf-$phase.log" >&2
     exit 1
@@ -132,7 +144,7 @@ tf() {
   local peak cpu
   peak="$(cut -f1 "$BENCH_RSS_FILE" | sort -n | tail -n 1)"
   cpu="$(awk -F'\t' '{c += $2} END {printf "%.3f", c}' "$BENCH_RSS_FILE")"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" "$cpu" "${round:-0}" >>"$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${where:-provider}" "$phase" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b-a}')" "${peak:-0}" "$cpu" "${round:-0}" "$all_cpu" >>"$results"
 }
 
 # noop_layers LABEL N ALONE FRAMEWORK [ENGINE]: the same phases against
@@ -275,6 +287,26 @@ awk -F'\t' "$median_awk"'
     }
     if (overhead != "") printf "\nterraform plan of 0 sandboxes (CLI and provider start-up): %.2f s\n", median(overhead)
   }' "$results" | tee "$work/table.md"
+
+echo
+echo "CPU seconds of terraform and every process it started, and of terraform itself (less its provider"
+echo "processes), medians: what Terraform spends on the state each layer returns, beside the provider's CPU."
+echo
+awk -F'\t' "$median_awk"'
+  ($2 == "provider" || $2 == "engine") && $8 != "" && $3 != "overhead" {
+    key = $1 SUBSEP $3
+    if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
+    all[$2, key] = all[$2, key] " " $8
+    own[$2, key] = own[$2, key] " " ($8 - $6)
+  }
+  END {
+    printf "| %5s | %-7s | %18s | %24s | %28s | %34s |\n", "N", "phase", "provider: all (s)", "provider: terraform (s)", "framework + engine: all (s)", "framework + engine: terraform (s)"
+    printf "|------:|---------|-------------------:|-------------------------:|-----------------------------:|-----------------------------------:|\n"
+    for (i = 1; i <= rows; i++) {
+      split(order[i], kp, SUBSEP)
+      printf "| %5s | %-7s | %18.2f | %24.2f | %28.2f | %34.2f |\n", kp[1], kp[2], median(all["provider", order[i]]), median(own["provider", order[i]]), median(all["engine", order[i]]), median(own["engine", order[i]])
+    }
+  }' "$results" | tee "$work/cpu.md"
 
 if [ "$destroy_split" = 1 ]; then
   echo
