@@ -85,6 +85,8 @@ remote_n="${BENCH_REMOTE_N:-50}"
 cluster_counts="${BENCH_CLUSTER_N:-50 200}"
 destroy_split="${BENCH_DESTROY_SPLIT:-0}"
 cluster_started=0
+# The test engines this run started, which it stops when it ends.
+engines_started=""
 
 cleanup() {
   docker ps -aq --filter name='^/tfbench-' | xargs -r docker rm -f >/dev/null 2>&1 || true
@@ -97,6 +99,8 @@ cleanup() {
 cleanup_cluster() {
   cleanup
   [ "$cluster_started" = 1 ] && "$repo/scripts/cluster.sh" stop >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086 # a list of names
+  [ -n "$engines_started" ] && "$repo/scripts/engines.sh" stop $engines_started >/dev/null 2>&1 || true
 }
 trap cleanup_cluster EXIT
 cleanup
@@ -202,6 +206,12 @@ done
 # The same phases against the local socket, the TLS engine and the SSH
 # host, interleaved, at BENCH_REMOTE_N.
 if [ "$remote_n" != 0 ]; then
+  for e in tls ssh; do
+    # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+    if ! env $("$repo/scripts/engines.sh" env "$e") timeout 20 docker version >/dev/null 2>&1; then
+      engines_started="$engines_started $e"
+    fi
+  done
   "$repo/scripts/engines.sh" start tls ssh
   for round in $(seq "$rounds"); do
     for where in local tls ssh; do
