@@ -298,6 +298,7 @@ func before(a, b string) bool {
 
 // writer writes kept entries and hashes what it writes.
 type writer struct {
+	under   string // the directory the entries are written under, "" for none
 	tw      *tar.Writer
 	count   *countingWriter
 	entries int
@@ -313,6 +314,12 @@ func newWriter(dst io.Writer) *writer {
 // write writes one entry: hdr as kept, under name, content from body.
 func (w *writer) write(name string, hdr tar.Header, body io.Reader) error {
 	hdr.Name = name
+	if w.under != "" {
+		hdr.Name = w.under + "/" + strings.TrimPrefix(name, "./")
+		if hdr.Typeflag == tar.TypeLink {
+			hdr.Linkname = w.under + "/" + hdr.Linkname
+		}
+	}
 	if err := w.tw.WriteHeader(&hdr); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -139,7 +140,7 @@ func TestSnapshotIsTheSameForTheSameContent(t *testing.T) {
 	}
 	// Restoring the kept form writes it again, byte for byte.
 	var again bytes.Buffer
-	if s, err := Restore(context.Background(), &again, bytes.NewReader(outA), lim); err != nil || s != sa ||
+	if s, err := Restore(context.Background(), &again, bytes.NewReader(outA), "", lim); err != nil || s != sa ||
 		!bytes.Equal(again.Bytes(), outA) {
 		t.Errorf("restore: %+v, %v", s, err)
 	}
@@ -247,7 +248,7 @@ func TestRestoreRefusesWhatASnapshotNeverHolds(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			_, err := Restore(context.Background(), &out, bytes.NewReader(tarOf(t, c.files...)), lim)
+			_, err := Restore(context.Background(), &out, bytes.NewReader(tarOf(t, c.files...)), "", lim)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one saying %q", err, c.want)
 			}
@@ -255,7 +256,7 @@ func TestRestoreRefusesWhatASnapshotNeverHolds(t *testing.T) {
 	}
 	// setuid bits in an archive someone made by hand are not written.
 	var out bytes.Buffer
-	s, err := Restore(context.Background(), &out, bytes.NewReader(tarOf(t, dir("./"), file{name: "su", mode: 0o4755})), lim)
+	s, err := Restore(context.Background(), &out, bytes.NewReader(tarOf(t, dir("./"), file{name: "su", mode: 0o4755})), "", lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,5 +304,31 @@ func TestStreamWritesWhatSnapshotWrites(t *testing.T) {
 	if _, _, err := Stream(context.Background(), io.Discard, bytes.NewReader(hostile), "vol", lim); err == nil ||
 		!strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A restore writes the archive under the directory the engine's helper
+// mounts the volume at, hard links included, and reports the digest of the
+// archive it read.
+func TestRestoreUnderADirectory(t *testing.T) {
+	in := tarOf(t, dir("./"), dir("a/"), file{name: "a/x", body: "x"},
+		file{name: "b", link: "a/x", typ: tar.TypeLink}, file{name: "l", link: "/etc", typ: tar.TypeSymlink, mode: 0o777})
+	var out bytes.Buffer
+	s, err := Restore(context.Background(), &out, bytes.NewReader(in), "seed", lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"seed/ 5 0755", "seed/a/ 5 0755", "seed/a/x 0 0644  x", "seed/b 1 0644 seed/a/x",
+		"seed/l 2 0777 /etc"}
+	if got := entries(t, out.Bytes()); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("restored\n%q, want\n%q", got, want)
+	}
+	if s.Size != int64(len(in)) || s.Entries != 5 || s.SHA256 != fmt.Sprintf("%x", sha256.Sum256(in)) {
+		t.Errorf("summary %+v is not the archive's", s)
+	}
+	// Bytes after the archive's end are refused: a snapshot has none.
+	_, err = Restore(context.Background(), io.Discard, bytes.NewReader(append(in, 'x')), "seed", lim)
+	if err == nil || !strings.Contains(err.Error(), "followed by bytes") {
+		t.Errorf("trailing bytes: %v", err)
 	}
 }

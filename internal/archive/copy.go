@@ -3,6 +3,8 @@ package archive
 import (
 	"archive/tar"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -102,26 +104,40 @@ func (e *OrderError) Error() string {
 // with an *OrderError at the first one out of order, when the caller
 // takes the snapshot again with Snapshot.
 func Stream(ctx context.Context, dst io.Writer, src io.Reader, strip string, lim Limits) (Summary, []string, error) {
-	return stream(ctx, dst, src, strip, lim, false)
+	return stream(ctx, dst, src, strip, "", lim, false)
 }
 
 // Restore reads an archive in the kept form from src and writes it to dst
-// entry by entry, checked as Snapshot checks a hostile one, with no spool:
-// it refuses one whose entries are out of the fixed order or that holds
-// what Snapshot leaves out, and writes what Snapshot would keep of the
-// rest. The Summary's digest is the one of what it wrote: the archive's
-// own when the archive was in the kept form. A caller checks the file's
-// digest before calling it, and this one after.
-func Restore(ctx context.Context, dst io.Writer, src io.Reader, lim Limits) (Summary, error) {
-	s, _, err := stream(ctx, dst, src, "", lim, true)
-	return s, err
+// entry by entry, under the directory under ("" for none: as it is),
+// checked as Snapshot checks a hostile one, with no spool: it refuses one
+// whose entries are out of the fixed order, that holds what Snapshot
+// leaves out, or that has bytes after its end, and writes what Snapshot
+// would keep of the rest. The Summary's digest and size are src's, the
+// archive's own, and its entries are those written. A caller checks the
+// file's digest before calling it, and this one after: a file that
+// changed in between is caught.
+func Restore(ctx context.Context, dst io.Writer, src io.Reader, under string, lim Limits) (Summary, error) {
+	h := sha256.New()
+	in := &countingWriter{w: h}
+	tee := io.TeeReader(src, in)
+	s, _, err := stream(ctx, dst, tee, "", under, lim, true)
+	if err != nil {
+		return Summary{}, err
+	}
+	if n, _ := io.CopyN(io.Discard, tee, 1); n > 0 {
+		return Summary{}, unsafe("(its end)", "is followed by bytes, which a snapshot never has")
+	}
+	s.SHA256, s.Size = hex.EncodeToString(h.Sum(nil)), in.n
+	return s, nil
 }
 
-// stream writes the kept form of an archive already in its order; strict
-// refuses what a snapshot leaves out rather than leaving it out.
-func stream(ctx context.Context, dst io.Writer, src io.Reader, strip string, lim Limits, strict bool) (Summary, []string, error) {
+// stream writes the kept form of an archive already in its order, under
+// the directory under; strict refuses what a snapshot leaves out rather
+// than leaving it out.
+func stream(ctx context.Context, dst io.Writer, src io.Reader, strip, under string, lim Limits, strict bool) (Summary, []string, error) {
 	r := newReader(ctx, src, strip, lim)
 	w := newWriter(dst)
+	w.under = under
 	prev := ""
 	for {
 		e, err := r.next()

@@ -83,6 +83,13 @@ type Unpauser interface {
 	UnpauseContainer(ctx context.Context, id string) error
 }
 
+// Pauser holds a sandbox's processes still (a snapshot holds the writers
+// of a volume still while it reads the volume) and lets them go again.
+type Pauser interface {
+	PauseContainer(ctx context.Context, id string) error
+	Unpauser
+}
+
 // Renamer renames a sandbox in place; without it a new name replaces the
 // sandbox (a pod's name is fixed).
 type Renamer interface {
@@ -142,8 +149,23 @@ type Images interface {
 }
 
 // VolumeSeeder copies an archive into a volume through a helper the
-// provider makes and removes.
+// provider makes and removes. The archive's entries lie under SeedDir,
+// which stands for the volume's root.
 type VolumeSeeder interface {
 	SeedVolume(ctx context.Context, volume, token string, archive io.Reader) error
 	CleanUpSeed(ctx context.Context, token string) error
+}
+
+// VolumeArchiver reads a volume's content out as the engine archives it,
+// through a helper like VolumeSeeder's that mounts the volume read-only
+// and runs nothing of the volume's. Once the helper is ready, hold (when
+// not nil) holds the volume's writers still, and the func it returns lets
+// them go as soon as the stream has ended; read gets the tar, whose
+// entries lie under SeedDir. The helper is gone (or CleanUpSeed with the
+// token removes it) when ArchiveVolume returns. The tar is the engine's,
+// of content a sandbox wrote: read takes it as hostile (package archive).
+type VolumeArchiver interface {
+	ArchiveVolume(ctx context.Context, volume, token string, hold func(context.Context) (release func()),
+		read func(tar io.Reader) error) error
+	VolumeSeeder
 }

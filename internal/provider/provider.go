@@ -27,6 +27,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/execresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/filedatasource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/imageresource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/snapshotresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/volumeresource"
 )
 
@@ -252,6 +253,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		imageresource.New,
 		execresource.New,
 		volumeresource.New,
+		snapshotresource.New,
 	}
 }
 

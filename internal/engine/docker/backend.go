@@ -17,13 +17,13 @@ var (
 	_ engine.RestartUpdater = Docker{}
 	_ engine.Engine         = Podman{}
 	_ interface {
-		engine.Unpauser
+		engine.Pauser
 		engine.Renamer
 		engine.FileCopier
 		engine.FileReader
 		engine.HostPaths
 		engine.Images
-		engine.VolumeSeeder
+		engine.VolumeArchiver
 	} = Podman{}
 )
 

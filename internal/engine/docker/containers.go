@@ -175,6 +175,14 @@ func (c *Client) UnpauseContainer(ctx context.Context, id string) error {
 	})
 }
 
+// PauseContainer freezes a container's processes (the cgroup freezer)
+// until UnpauseContainer.
+func (c *Client) PauseContainer(ctx context.Context, id string) error {
+	return c.within(ctx, "the request to pause a container", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.api.ContainerPause(ctx, id)
+	})
+}
+
 // StopContainer sends the container's stop signal, waits up to graceSeconds
 // for it to exit, then kills it. A container that is gone counts as stopped.
 func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int) error {

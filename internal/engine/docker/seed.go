@@ -19,11 +19,12 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
-// Seeding a volume: the engines' API writes into a volume only through a
-// container that mounts it. The provider imports an empty image of its own
-// (no registry is needed), creates a container from it (never started on
-// Docker; on Podman, running only Podman's init), copies the tar into the
-// volume through it, and removes both, however the seeding ends.
+// Seeding a volume, and archiving one: the engines' API writes into (and
+// reads out of) a volume only through a container that mounts it. The
+// provider imports an empty image of its own (no registry is needed),
+// creates a container from it (never started on Docker; on Podman, running
+// only Podman's init), copies the tar into the volume (or out of it)
+// through it, and removes both, however the copy ends.
 
 // seedHelperType is the resource type the seeding helpers carry.
 const seedHelperType = "sandbox_volume"
@@ -43,24 +44,44 @@ const cleanupTimeout = 30 * time.Second
 // before the helpers are removed, CleanUpSeed with the same token removes
 // them later.
 func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive io.Reader) (err error) {
-	img, err := c.importEmptyImage(ctx, token)
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
+	id, err := c.startHelper(ctx, volume, token, false)
 	if err != nil {
-		return fmt.Errorf("importing the empty helper image: %w", err)
+		return err
+	}
+	upload := c.watch(ctx, archive)
+	defer upload.stop()
+	err = c.within(upload.ctx, "the request to copy into a volume", streamTimeout, func(ctx context.Context) error {
+		return c.api.CopyToContainer(ctx, id, "/", upload, container.CopyToContainerOptions{})
+	})
+	if err != nil {
+		return fmt.Errorf("copying into the volume: %w", upload.cause(err))
+	}
+	return nil
+}
+
+// startHelper makes the helper container that mounts the volume at
+// SeedDir (read-only for readOnly), from an empty image of its own, with
+// no network and no capabilities, and returns its ID; the helper and its
+// image carry the token, which CleanUpSeed takes.
+func (c *Client) startHelper(ctx context.Context, volume, token string, readOnly bool) (string, error) {
+	img, err := c.importEmptyImage(ctx, token)
+	if err != nil {
+		return "", fmt.Errorf("importing the empty helper image: %w", err)
 	}
 	labels := engine.OwnershipLabels(seedHelperType)
 	labels[engine.LabelCreateToken] = token
 	cfg := &container.Config{Image: img, Cmd: []string{"/never-started"}, Labels: labels, NetworkDisabled: true}
 	host := &container.HostConfig{NetworkMode: "none", CapDrop: []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"}, Mounts: []mount.Mount{{
-			Type: mount.TypeVolume, Source: volume, Target: "/" + engine.SeedDir,
+			Type: mount.TypeVolume, Source: volume, Target: "/" + engine.SeedDir, ReadOnly: readOnly,
 			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
 		}}}
 	podman := c.Kind(ctx) == KindPodman
 	if podman {
-		// Podman copies into a volume only through a running container:
-		// the helper runs Podman's own init, which the engine mounts into
-		// it, pausing (catatonit -P), and nothing else.
+		// Podman copies into and out of a volume only through a running
+		// container: the helper runs Podman's own init, which the engine
+		// mounts into it, pausing (catatonit -P), and nothing else.
 		yes := true
 		host.Init = &yes
 		cfg.Entrypoint, cfg.Cmd = []string{podmanInit}, []string{"-P"}
@@ -72,20 +93,14 @@ func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive i
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("creating the helper container: %w", err)
+		return "", fmt.Errorf("creating the helper container: %w", err)
 	}
 	if podman {
 		if err := c.StartContainer(ctx, id); err != nil {
-			return fmt.Errorf("starting the helper container: %w", err)
+			return "", fmt.Errorf("starting the helper container: %w", err)
 		}
 	}
-	err = c.within(ctx, "the request to copy into a volume", engine.SlowCallTimeout, func(ctx context.Context) error {
-		return c.api.CopyToContainer(ctx, id, "/", archive, container.CopyToContainerOptions{})
-	})
-	if err != nil {
-		return fmt.Errorf("copying into the volume: %w", err)
-	}
-	return nil
+	return id, nil
 }
 
 // importEmptyImage imports an image with no files, labelled as the

@@ -187,7 +187,7 @@ func (c *Client) RefuseVolume(_ context.Context, p engine.PlannedVolume) []engin
 			`on disk. Give each sandbox its scratch space with sandbox_container.tmpfs instead, or use `+
 			`medium = "disk"`)
 	}
-	for _, attr := range []string{"source", "reseed", "owner"} {
+	for _, attr := range []string{"source", "reseed", "owner", "snapshot"} {
 		if p.Set[attr] {
 			refuse(attr, "Seeding not possible on a Kubernetes cluster", fmt.Sprintf("Remove %s: a claim "+
 				"is filled only by a pod that mounts it, and its root's owner is the storage driver's. Build "+

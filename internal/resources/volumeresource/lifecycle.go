@@ -26,6 +26,12 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	if diags.HasError() {
 		return t, false, diags
 	}
+	if m.restores() {
+		ref, _ := m.snapshot()
+		if diags.Append(checkSnapshot(ctx, ref)...); diags.HasError() {
+			return t, false, diags
+		}
+	}
 	v, err := r.Client.CreateVolume(ctx, spec)
 	var taken *engine.VolumeNameTakenError
 	var sizeRefused *engine.VolumeSizeRefusedError
@@ -54,27 +60,41 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 		return t, false, diags
 	}
 	m.observe(v)
-	t = tokens{create: token}
-	if !m.seeds() || m.inMemory() {
-		return t, false, diags
+	t, kept = r.fill(ctx, *m, tokens{create: token}, &diags)
+	return t, kept, diags
+}
+
+// fill restores the new volume from its snapshot, or seeds it, if either
+// is asked for. A volume that cannot be filled is removed; kept says that
+// it could not be, and is to be recorded all the same, with the seeding's
+// token, whose helpers the engine may not have removed either.
+func (r *Resource) fill(ctx context.Context, m resourceModel, t tokens, diags *diag.Diagnostics) (tokens, bool) {
+	if !m.restores() && (!m.seeds() || m.inMemory()) {
+		return t, false
 	}
+	name := m.Name.ValueString()
 	seedToken := engine.NewCreateToken()
-	seedErr := r.seed(ctx, *m, seedToken)
-	if seedErr == nil {
-		return t, false, diags
+	fill, failed := r.seed, seedDiagnostics
+	if m.restores() {
+		fill, failed = r.restore, restoreDiagnostics
 	}
-	diags.Append(seedDiagnostics(spec.Name, r.Client.Endpoint(), seedErr)...)
-	// Half-seeded: not a volume to record as seeded.
+	err := fill(ctx, m, seedToken)
+	if err == nil {
+		return t, false
+	}
+	diags.Append(failed(name, r.Client.Endpoint(), err)...)
+	// Half-filled: not a volume to record as seeded or restored.
 	undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
-	if err := r.Client.RemoveVolume(undoCtx, spec.Name, token); err != nil {
-		diags.AddError("Half-seeded volume left", fmt.Sprintf("The volume %q, whose seeding failed, could not "+
-			"be removed from the engine at %s (%s). It is recorded, tainted: the next apply removes it, and "+
-			"what its seeding left, and creates it again.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
+	if err := r.Client.RemoveVolume(undoCtx, name, t.create); err != nil {
+		diags.AddError("Half-seeded volume left", fmt.Sprintf("The volume %q, whose seeding or restore "+
+			"failed, could not be removed from the engine at %s (%s). It is recorded, tainted: the next "+
+			"apply removes it, and what its seeding left, and creates it again.", name, r.Client.Endpoint(),
+			engine.Brief(err)))
 		t.seed = seedToken
-		return t, true, diags
+		return t, true
 	}
-	return t, false, diags
+	return t, false
 }
 
 // boundRefused describes a bound the engine cannot enforce, and so the
@@ -191,7 +211,8 @@ func (r *Resource) remove(ctx context.Context, m resourceModel, t tokens) diag.D
 func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel, tokens, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	m := resourceModel{Name: types.StringValue(name), Labels: types.MapNull(types.StringType),
-		KeepOnDestroy: types.BoolValue(defaultKeepOnDestroy)}
+		KeepOnDestroy: types.BoolValue(defaultKeepOnDestroy),
+		restoreModel:  restoreModel{Snapshot: types.ObjectNull(snapshotTypes)}}
 	v, err := r.Client.InspectVolume(ctx, name)
 	switch {
 	case engine.IsNotFound(err):

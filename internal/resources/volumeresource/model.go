@@ -20,6 +20,7 @@ type resourceModel struct {
 	Labels        types.Map    `tfsdk:"labels"`
 	KeepOnDestroy types.Bool   `tfsdk:"keep_on_destroy"`
 	seedModel
+	restoreModel
 	sizeModel
 }
 

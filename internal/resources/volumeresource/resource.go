@@ -170,17 +170,21 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	var seeded *seedModel
+	var restored *restoreModel
 	if state != nil {
-		seeded = &state.seedModel
+		seeded, restored = &state.seedModel, &state.restoreModel
 	}
 	plan.plan(ctx, seeded, resp)
+	plan.planRestore(ctx, restored, &resp.Diagnostics)
 }
 
-// ValidateConfig refuses what a memory volume cannot do.
+// ValidateConfig refuses what a memory volume cannot do, and a snapshot
+// with a seed.
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m resourceModel
 	if resp.Diagnostics.Append(values.GetConfig(ctx, req.Config, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
 	m.validateSize(resp)
+	m.validateRestore(resp)
 }

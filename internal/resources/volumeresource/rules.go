@@ -12,7 +12,7 @@ func (m resourceModel) planned() engine.PlannedVolume {
 	p := engine.PlannedVolume{
 		Spec: engine.VolumeSpec{Name: m.Name.ValueString(), InMemory: m.inMemory()},
 		Set: engine.Attributes{"size_mb": !m.SizeMB.IsNull(), "source": !m.Source.IsNull(),
-			"reseed": !m.Reseed.IsNull(), "owner": !m.Owner.IsNull()},
+			"reseed": !m.Reseed.IsNull(), "owner": !m.Owner.IsNull(), "snapshot": m.restores()},
 	}
 	if !m.SizeMB.IsUnknown() {
 		p.Spec.Size = m.SizeMB.ValueInt64() * mib

@@ -69,6 +69,7 @@ func resourceSchema() schema.Schema {
 		},
 	}
 	maps.Copy(s.Attributes, seedAttributes())
+	maps.Copy(s.Attributes, restoreAttributes())
 	maps.Copy(s.Attributes, sizeAttributes())
 	return s
 }

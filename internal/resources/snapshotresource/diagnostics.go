@@ -1,0 +1,62 @@
+package snapshotresource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// volumeDiagnostics describes a volume that could not be read.
+func volumeDiagnostics(volume string, on engine.Engine, err error) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if engine.IsNotFound(err) {
+		diags.AddAttributeError(path.Root("volume"), "No such volume", fmt.Sprintf("%s has no volume named "+
+			"%q to take a snapshot of. Set volume to a sandbox_volume's name, such as "+
+			"sandbox_volume.workspace.name.", on.Where(), volume))
+		return diags
+	}
+	diags.AddAttributeError(path.Root("volume"), "Cannot read the volume", fmt.Sprintf("Inspecting the volume "+
+		"%q on %s failed: %s.", volume, on.Where(), engine.Brief(err)))
+	return diags
+}
+
+// takeDiagnostics describes a snapshot that failed: nothing was recorded,
+// and no archive left.
+func takeDiagnostics(volume string, on engine.Engine, m resourceModel, err error) diag.Diagnostics {
+	var diags diag.Diagnostics
+	const none = "No archive was left and nothing was recorded."
+	var limit *archive.LimitError
+	var unsafe *archive.UnsafeError
+	switch {
+	case errors.As(err, &limit) && limit.What == "bytes":
+		diags.AddAttributeError(path.Root("max_size_mb"), "Volume too large for the snapshot", fmt.Sprintf(
+			"The files of the volume %q hold more than max_size_mb (%d MiB). %s Raise max_size_mb, or remove "+
+				"what the volume need not keep.", volume, m.MaxSizeMB.ValueInt64(), none))
+	case errors.As(err, &limit):
+		diags.AddAttributeError(path.Root("max_files"), "Volume holds too many files for the snapshot",
+			fmt.Sprintf("The volume %q holds more than max_files (%d) entries. %s Raise max_files, or remove "+
+				"what the volume need not keep.", volume, m.MaxFiles.ValueInt64(), none))
+	case errors.As(err, &unsafe):
+		diags.AddAttributeError(path.Root("volume"), "Volume content refused", fmt.Sprintf("The volume %q "+
+			"holds what no snapshot may: %s. A sandbox wrote it, and the provider never archives what could "+
+			"write outside a volume when restored. %s Remove it from the volume (from a sandbox that mounts "+
+			"it) and apply again.", volume, unsafe.Error(), none))
+	case errors.Is(err, context.DeadlineExceeded):
+		diags.AddError("Snapshot timed out", fmt.Sprintf("Taking the snapshot of the volume %q on %s took "+
+			"longer than timeouts.create. %s Raise timeouts.create.", volume, on.Where(), none))
+	case errors.Is(err, context.Canceled):
+		diags.AddError("Snapshot interrupted", fmt.Sprintf("Taking the snapshot of the volume %q on %s was "+
+			"interrupted. %s", volume, on.Where(), none))
+	default:
+		diags.AddAttributeError(path.Root("volume"), "Cannot take the snapshot", fmt.Sprintf("Taking the "+
+			"snapshot of the volume %q on %s into %q failed: %s. %s", volume, on.Where(),
+			m.Directory.ValueString(), engine.Brief(err), none))
+	}
+	return diags
+}

@@ -1,0 +1,179 @@
+package snapshotresource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+)
+
+// releaseTimeout bounds letting a held sandbox go, which runs even when
+// the snapshot was interrupted.
+const releaseTimeout = 30 * time.Second
+
+// take archives the volume into a new file in the directory and records
+// it on m. Nothing is recorded, and no file left, unless the archive is
+// whole.
+func (r *Resource) take(ctx context.Context, m *resourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	archiver, err := base.Ability[engine.VolumeArchiver](r.Client, "taking a snapshot of a volume")
+	if err != nil {
+		diags.AddAttributeError(path.Root("volume"), "Cannot take a snapshot here", err.Error())
+		return diags
+	}
+	volume := m.Volume.ValueString()
+	if _, err := r.Client.InspectVolume(ctx, volume); err != nil {
+		diags.Append(volumeDiagnostics(volume, r.Client, err)...)
+		return diags
+	}
+	out, err := newPartial(m.Directory.ValueString(), volume)
+	if err != nil {
+		diags.AddAttributeError(path.Root("directory"), "Cannot write the snapshot", fmt.Sprintf(
+			"Making the archive of the volume %q in %q failed: %v. Set directory to a directory the "+
+				"user running Terraform can write.", volume, m.Directory.ValueString(), err))
+		return diags
+	}
+	h := &holder{pauser: pauserOf(r.Client), on: r.Client}
+	s, dropped, err := r.archive(ctx, archiver, volume, h, out, m.limits())
+	diags.Append(h.diags...)
+	if err == nil {
+		err = out.commit()
+	}
+	if err != nil {
+		out.abort()
+		diags.Append(takeDiagnostics(volume, r.Client, *m, err)...)
+		return diags
+	}
+	if len(dropped) > 0 {
+		diags.AddAttributeWarning(path.Root("volume"), "Special files left out of the snapshot", fmt.Sprintf(
+			"The volume %q holds %d device files or FIFOs (%s), which a snapshot never holds: the archive "+
+				"leaves them out, and a restore does not make them.", volume, len(dropped), firstFew(dropped)))
+	}
+	m.record(out.final, s)
+	return diags
+}
+
+// archive streams the volume's archive into out in the kept form; an
+// engine whose archive is not in that order is read again, its content
+// spooled meanwhile.
+func (r *Resource) archive(ctx context.Context, archiver engine.VolumeArchiver, volume string, h *holder,
+	out *partial, lim archive.Limits) (archive.Summary, []string, error) {
+	var s archive.Summary
+	var dropped []string
+	err := archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
+		var err error
+		s, dropped, err = archive.Stream(ctx, out, tar, engine.SeedDir, lim)
+		return err
+	})
+	var order *archive.OrderError
+	if !errors.As(err, &order) {
+		return s, dropped, err
+	}
+	if err := out.again(); err != nil {
+		return s, nil, err
+	}
+	spool, err := out.spoolFile()
+	if err != nil {
+		return s, nil, err
+	}
+	err = archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
+		var err error
+		s, dropped, err = archive.Snapshot(ctx, out, tar, engine.SeedDir, lim, spool)
+		return err
+	})
+	return s, dropped, err
+}
+
+// pauserOf is the backend's pausing, nil on one that cannot pause.
+func pauserOf(e engine.Engine) engine.Pauser {
+	p, _ := e.(engine.Pauser)
+	return p
+}
+
+// holder holds still the running sandboxes that mount a volume writable,
+// for as long as the engine reads the volume, and says what it could not
+// hold.
+type holder struct {
+	pauser engine.Pauser
+	on     engine.Engine
+	diags  diag.Diagnostics
+}
+
+// hold is the hold ArchiveVolume takes.
+func (h *holder) hold(volume string) func(context.Context) func() {
+	return func(ctx context.Context) func() {
+		users, err := h.on.VolumeUsers(ctx, volume)
+		if err != nil {
+			h.warn(volume, fmt.Sprintf("which sandboxes write to it could not be asked (%s)", engine.Brief(err)))
+			return func() {}
+		}
+		var writers []engine.VolumeUser
+		for _, u := range users {
+			if u.Writable && u.Running {
+				writers = append(writers, u)
+			}
+		}
+		if len(writers) == 0 {
+			return func() {}
+		}
+		if h.pauser == nil {
+			h.warn(volume, fmt.Sprintf("%s cannot pause a sandbox, and %s were writing to it",
+				h.on.Where(), names(writers)))
+			return func() {}
+		}
+		var held []engine.VolumeUser
+		for _, u := range writers {
+			if err := h.pauser.PauseContainer(ctx, u.ID); err != nil {
+				h.warn(volume, fmt.Sprintf("the sandbox %s could not be paused (%s)", u.Container, engine.Brief(err)))
+				continue
+			}
+			held = append(held, u)
+		}
+		return func() { h.release(ctx, held) }
+	}
+}
+
+// release lets the held sandboxes go, even after the snapshot was
+// interrupted; one that cannot be is an error naming the fix.
+func (h *holder) release(ctx context.Context, held []engine.VolumeUser) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	for _, u := range held {
+		if err := h.pauser.UnpauseContainer(ctx, u.ID); err != nil && !engine.IsNotFound(err) {
+			h.diags.AddError("Sandbox left paused", fmt.Sprintf("The sandbox %s, paused while its volume was "+
+				"archived, could not be unpaused on %s (%s). The next apply of its sandbox_container "+
+				"unpauses it.", u.Container, h.on.Where(), engine.Brief(err)))
+		}
+	}
+}
+
+func (h *holder) warn(volume, why string) {
+	h.diags.AddAttributeWarning(path.Root("volume"), "Snapshot taken while sandboxes write", fmt.Sprintf(
+		"The snapshot of the volume %q was taken without holding its writers still: %s. A file written "+
+			"during the copy may be archived half-written, or as it was before. Stop those sandboxes "+
+			"(running = false) before the snapshot for an archive of one moment.", volume, why))
+}
+
+func names(users []engine.VolumeUser) string {
+	var n []string
+	for _, u := range users {
+		n = append(n, u.Container)
+	}
+	return strings.Join(n, ", ")
+}
+
+func firstFew(paths []string) string {
+	if len(paths) > 5 {
+		return strings.Join(paths[:5], ", ") + ", ..."
+	}
+	return strings.Join(paths, ", ")
+}

@@ -1,0 +1,12 @@
+package snapshotresource_test
+
+import (
+	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+)
+
+// TestMain runs the tests, or with -sweep the sweeper (`make sweep`).
+func TestMain(m *testing.M) {
+	acctest.Main(m)
+}

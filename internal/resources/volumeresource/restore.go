@@ -1,0 +1,214 @@
+package volumeresource
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+)
+
+// Restoring: a new volume filled with exactly a snapshot's content, on any
+// backend, whichever took the snapshot.
+
+// restoreModel is the restoring part of a sandbox_volume.
+type restoreModel struct {
+	Snapshot types.Object `tfsdk:"snapshot"`
+}
+
+// snapshotRef is the snapshot a volume is restored from.
+type snapshotRef struct {
+	File   string
+	SHA256 string
+}
+
+var (
+	snapshotTypes = map[string]attr.Type{"file": types.StringType, "sha256": types.StringType}
+	hexDigest     = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// restoreLimits bound a restored archive's entries, which the restore
+// keeps in memory while it checks them, as a snapshot does; its bytes are
+// the file's own.
+var restoreLimits = archive.Limits{MaxEntries: 1000000}
+
+func restoreAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"snapshot": schema.SingleNestedAttribute{
+			MarkdownDescription: "A snapshot to fill the new volume with, such as `{ file = " +
+				"sandbox_snapshot.work.file, sha256 = sandbox_snapshot.work.sha256 }`: the volume holds exactly " +
+				"the archive's content, with its owners, modes and times, on whichever engine or cluster took " +
+				"it. The file's SHA-256 is checked against `sha256` before anything is created, at plan when " +
+				"the file is there, and again while it is copied; a mismatch is an error and creates nothing. " +
+				"The archive is read as hostile: symbolic links are restored as links and never followed, " +
+				"device files and setuid bits never restored. Not with `source`, `owner` or `reseed`. A later " +
+				"change restores nothing into the existing volume (the plan warns); replace the volume to " +
+				"restore another snapshot (`terraform apply -replace`), which loses what it holds.",
+			Optional: true,
+			Attributes: map[string]schema.Attribute{
+				"file": schema.StringAttribute{
+					MarkdownDescription: "The archive, on the machine running Terraform, as `sandbox_snapshot.file`.",
+					Required:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"sha256": schema.StringAttribute{
+					MarkdownDescription: "The archive's SHA-256 in hex, as `sandbox_snapshot.sha256` (or " +
+						"`sha256sum`) gives it.",
+					Required: true,
+					Validators: []validator.String{stringvalidator.RegexMatches(hexDigest,
+						"must be a SHA-256 in lower-case hex, as sandbox_snapshot.sha256 gives it")},
+				},
+			},
+		},
+	}
+}
+
+// restores reports whether the volume is restored from a snapshot.
+func (m restoreModel) restores() bool { return !m.Snapshot.IsNull() }
+
+// snapshot is the snapshot the volume is restored from; known says
+// whether the plan knows both its values.
+func (m restoreModel) snapshot() (ref snapshotRef, known bool) {
+	a := m.Snapshot.Attributes()
+	file, _ := a["file"].(types.String)
+	sum, _ := a["sha256"].(types.String)
+	if m.Snapshot.IsUnknown() || file.IsUnknown() || sum.IsUnknown() {
+		return ref, false
+	}
+	return snapshotRef{File: file.ValueString(), SHA256: sum.ValueString()}, true
+}
+
+// validateRestore refuses what a restored volume cannot also have.
+func (m resourceModel) validateRestore(resp *resource.ValidateConfigResponse) {
+	if m.Snapshot.IsNull() {
+		return
+	}
+	for attr, v := range map[string]types.String{"source": m.Source, "owner": m.Owner, "reseed": m.Reseed} {
+		if !v.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root(attr), "Snapshot and seed together", fmt.Sprintf(
+				"A volume restored from a snapshot holds exactly the snapshot's content, with its owners: "+
+					"remove %s, or remove snapshot.", attr))
+		}
+	}
+	if m.inMemory() {
+		resp.Diagnostics.AddAttributeError(path.Root("snapshot"), "Memory volume cannot be restored",
+			`A volume with medium = "memory" is emptied whenever no running sandbox mounts it, so what is `+
+				`restored would be lost before any sandbox read it. Remove snapshot, or use medium = "disk".`)
+	}
+}
+
+// planRestore checks a new volume's snapshot when the plan knows it and
+// the file is there, and warns when an existing volume's snapshot changes.
+func (m restoreModel) planRestore(ctx context.Context, state *restoreModel, diags *diag.Diagnostics) {
+	ref, known := m.snapshot()
+	if state != nil {
+		if !m.Snapshot.Equal(state.Snapshot) && m.restores() {
+			diags.AddAttributeWarning(path.Root("snapshot"), "Volume not restored again", "The snapshot "+
+				"changed since this volume was created. The volume keeps what it holds, and nothing is "+
+				"restored into it. To restore the new snapshot, replace the volume (terraform apply "+
+				"-replace), which loses what it holds now.")
+		}
+		return
+	}
+	if !m.restores() || !known {
+		return
+	}
+	if _, err := os.Stat(ref.File); err != nil {
+		return // made by this apply, or missing: apply says
+	}
+	diags.Append(checkSnapshot(ctx, ref)...)
+}
+
+// checkSnapshot reads the whole archive, as the restore will, without
+// writing it anywhere: its digest first (a file that is not the snapshot
+// is not read as an archive), then every entry.
+func checkSnapshot(ctx context.Context, ref snapshotRef) diag.Diagnostics {
+	var diags diag.Diagnostics
+	unreadable := func(err error) diag.Diagnostics {
+		diags.AddAttributeError(path.Root("snapshot").AtName("file"), "Cannot read the snapshot", fmt.Sprintf(
+			"Reading the snapshot %q failed: %v. Nothing was created. Set snapshot.file to a "+
+				"sandbox_snapshot's file on the machine running Terraform.", ref.File, err))
+		return diags
+	}
+	f, err := os.Open(ref.File)
+	if err != nil {
+		return unreadable(err)
+	}
+	defer func() { _ = f.Close() }()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return unreadable(err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != ref.SHA256 {
+		diags.Append(digestMismatch(ref, got))
+		return diags
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return unreadable(err)
+	}
+	if _, err := archive.Restore(ctx, io.Discard, f, engine.SeedDir, restoreLimits); err != nil {
+		diags.AddAttributeError(path.Root("snapshot").AtName("file"), "Snapshot refused", fmt.Sprintf(
+			"The snapshot %q is not an archive a sandbox_snapshot writes: %v. Its digest is the one given, so "+
+				"it was made or changed by hand before that digest was taken. Nothing was created: the "+
+				"provider restores only what could never write outside the volume. Take the snapshot again "+
+				"with sandbox_snapshot.", ref.File, err))
+	}
+	return diags
+}
+
+func digestMismatch(ref snapshotRef, got string) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(path.Root("snapshot").AtName("sha256"), "Snapshot digest mismatch",
+		fmt.Sprintf("The snapshot %q has the SHA-256 %s, not %s as snapshot.sha256 says: it is not the "+
+			"snapshot that was taken, and is not restored. Nothing was created. Set snapshot to a "+
+			"sandbox_snapshot's file and sha256, as they are recorded.", ref.File, got, ref.SHA256))
+}
+
+// restore fills the new volume with the snapshot, through helpers that
+// carry the token: the archive is checked again as it is read (package
+// archive), entries written under SeedDir, and its digest compared once
+// read, so that a file that changed since checkSnapshot fails the restore.
+func (r *Resource) restore(ctx context.Context, m resourceModel, token string) error {
+	ref, _ := m.snapshot()
+	seeder, err := base.Ability[engine.VolumeSeeder](r.Client, "restoring a volume")
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(ref.File)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	pr, pw := io.Pipe()
+	go func() {
+		s, err := archive.Restore(ctx, pw, f, engine.SeedDir, restoreLimits)
+		if err == nil && s.SHA256 != ref.SHA256 {
+			err = fmt.Errorf("the snapshot %q changed while it was restored (SHA-256 %s, not %s)", ref.File, s.SHA256, ref.SHA256)
+		}
+		_ = pw.CloseWithError(err)
+	}()
+	defer func() { _ = pr.Close() }()
+	return seeder.SeedVolume(ctx, m.Name.ValueString(), token, pr)
+}
+
+// restoreDiagnostics describes a restore that failed.
+func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddAttributeError(path.Root("snapshot"), "Cannot restore the volume", fmt.Sprintf(
+		"Restoring the snapshot into the volume %q on the engine at %s failed: %v.", name, endpoint, err))
+	return diags
+}
