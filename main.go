@@ -13,12 +13,17 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/process"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
 )
 
 // version is set by the release build.
 var version = "dev"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == volumetar.Command {
+		// Inside a helper container on Podman, reading a volume.
+		os.Exit(volumetar.Main(os.Args[2:]))
+	}
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
 )
 
 // TestImage is the small local image the tests run; `make image` builds it
@@ -125,6 +126,11 @@ resource "sandbox_container" "test" {
 // Main runs a test package's tests, or its sweepers with -sweep, and then
 // removes what the kit built for the run (the provider binary).
 func Main(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == volumetar.Command {
+		// The provider runs in the test binary, which a helper container
+		// on Podman runs to read a volume, as it runs the provider's.
+		os.Exit(volumetar.Main(os.Args[2:]))
+	}
 	resource.AddTestSweepers("sandbox_container", &resource.Sweeper{Name: "sandbox_container", F: sweep})
 	resource.TestMain(runThenClean{m})
 }

@@ -46,7 +46,9 @@ func providerDir() (string, error) {
 			return
 		}
 		build := exec.Command("go", "build", "-o", filepath.Join(built.dir, "terraform-provider-sandbox"), ".")
-		build.Dir = root
+		// Static, as a release build: on Podman the provider runs itself in
+		// a helper container to read a volume.
+		build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("building the provider: %w\n%s", err, out)
 		}

@@ -82,21 +82,32 @@ func PodGateway(t *testing.T) string {
 }
 
 // ClusterProvider is the provider block for the test cluster, with class
-// as the runtime class ("" for the default).
+// as the runtime class ("" for the default), and the test image, which
+// its nodes have, as the helper pods' image.
 func ClusterProvider(t *testing.T, class string) string {
+	t.Helper()
+	return ClusterProviderAs(t, "", class)
+}
+
+// ClusterProviderAs is ClusterProvider under an alias ("" for none).
+func ClusterProviderAs(t *testing.T, alias, class string) string {
 	t.Helper()
 	extra := ""
 	if class != "" {
 		extra = fmt.Sprintf("\n    runtime_class = %q", class)
 	}
+	if alias != "" {
+		alias = fmt.Sprintf("\n  alias = %q", alias)
+	}
 	return fmt.Sprintf(`
-provider "sandbox" {
+provider "sandbox" {%s
   kubernetes = {
-    config_path = %q
-    namespace   = %q%s
+    config_path  = %q
+    namespace    = %q
+    helper_image = %q%s
   }
 }
-`, RequireCluster(t), ClusterNamespace, extra)
+`, alias, RequireCluster(t), ClusterNamespace, TestImage, extra)
 }
 
 // ClusterTest runs acceptance steps against the test cluster, asking the

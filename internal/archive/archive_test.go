@@ -332,3 +332,35 @@ func TestRestoreUnderADirectory(t *testing.T) {
 		t.Errorf("trailing bytes: %v", err)
 	}
 }
+
+// A symbolic link's own time is not kept, so that a link restored by an
+// extractor that cannot set it archives the same again.
+func TestSymlinkTimeIsNotKept(t *testing.T) {
+	link := func(at time.Time) []byte {
+		return tarOf(t, dir("vol/"), file{name: "vol/l", link: "/etc", typ: tar.TypeSymlink, mode: 0o777,
+			mutate: func(h *tar.Header) { h.ModTime = at }})
+	}
+	a, _, _, errA := snapshot(t, link(when), lim)
+	b, _, _, errB := snapshot(t, link(when.Add(time.Hour)), lim)
+	if errA != nil || errB != nil || a.SHA256 != b.SHA256 {
+		t.Errorf("a link's time changed the digest: %v %v, %v %v", a, errA, b, errB)
+	}
+}
+
+// DirectoriesAgain ends the archive with its directories again, deepest
+// first, and leaves everything before as it was.
+func TestDirectoriesAgain(t *testing.T) {
+	plain := func(h *tar.Header) { h.Uname, h.Gname = "", "" }
+	d := func(name string) file { return file{name: name, typ: tar.TypeDir, mode: 0o755, mutate: plain} }
+	in := tarOf(t, d("seed/"), d("seed/a/"), file{name: "seed/a/x", body: "x", mutate: plain}, d("seed/a/b/"), d("seed/c/"))
+	var out bytes.Buffer
+	if err := DirectoriesAgain(&out, bytes.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	got := entries(t, out.Bytes())
+	want := []string{"seed/ 5 0755", "seed/a/ 5 0755", "seed/a/x 0 0644  x", "seed/a/b/ 5 0755", "seed/c/ 5 0755",
+		"seed/a/b/ 5 0755", "seed/a/ 5 0755", "seed/c/ 5 0755", "seed/ 5 0755"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got\n%q, want\n%q", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // Spool holds a snapshot's file content while its entries are put in
@@ -171,4 +172,38 @@ func stream(ctx context.Context, dst io.Writer, src io.Reader, strip, under stri
 	}
 	s, err := w.close()
 	return s, r.dropped, err
+}
+
+// DirectoriesAgain copies a tar from src to dst and ends it with each of
+// its directories' entries again, the deepest first: for an extractor
+// (busybox's tar) that sets a directory's time and mode as it makes it,
+// before the entries in it change the time, and never again. It checks
+// nothing: src is an archive the provider wrote or already checked.
+func DirectoriesAgain(dst io.Writer, src io.Reader) error {
+	tr, tw := tar.NewReader(src), tar.NewWriter(dst)
+	var dirs []*tar.Header
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if h.Typeflag == tar.TypeDir {
+			dirs = append(dirs, h)
+		} else if _, err := io.Copy(tw, tr); err != nil {
+			return err
+		}
+	}
+	slices.SortStableFunc(dirs, func(a, b *tar.Header) int { return strings.Count(b.Name, "/") - strings.Count(a.Name, "/") })
+	for _, h := range dirs {
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
 }

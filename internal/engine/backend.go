@@ -167,5 +167,9 @@ type VolumeSeeder interface {
 type VolumeArchiver interface {
 	ArchiveVolume(ctx context.Context, volume, token string, hold func(context.Context) (release func()),
 		read func(tar io.Reader) error) error
+	// ArchivesInOrder reports whether the engine's archive lists each
+	// directory's entries sorted by name, as package archive keeps them
+	// (then they are streamed, not spooled).
+	ArchivesInOrder() bool
 	VolumeSeeder
 }

@@ -25,6 +25,7 @@ type clusterModel struct {
 	ConfigContext types.String `tfsdk:"config_context"`
 	Namespace     types.String `tfsdk:"namespace"`
 	RuntimeClass  types.String `tfsdk:"runtime_class"`
+	HelperImage   types.String `tfsdk:"helper_image"`
 }
 
 // dockerSettings are the arguments that pick and reach a Docker engine,
@@ -71,6 +72,15 @@ func clusterAttribute() schema.Attribute {
 					"this class or its handler (`runsc`). Defaults to `\"" + kube.DefaultRuntimeClass + "\"`.",
 				Optional: true, Validators: nonEmpty,
 			},
+			"helper_image": schema.StringAttribute{
+				MarkdownDescription: "The image of the short-lived pods that fill a `sandbox_volume` (from " +
+					"`source` or a `snapshot`) and read one for a `sandbox_snapshot`: any image with a busybox " +
+					"or GNU `tar` and `sleep`, which the nodes have or can pull. Such a pod runs as root with " +
+					"only the capabilities the copy needs, no network and no service account token, and is " +
+					"removed when the copy ends. Pin it by digest (`busybox@sha256:...`) where the registry is " +
+					"not yours. Defaults to `\"" + kube.DefaultHelperImage + "\"`.",
+				Optional: true, Validators: nonEmpty,
+			},
 		},
 	}
 }
@@ -84,7 +94,7 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 		return
 	}
 	for name, v := range map[string]types.String{"config_path": m.ConfigPath, "config_context": m.ConfigContext,
-		"namespace": m.Namespace, "runtime_class": m.RuntimeClass} {
+		"namespace": m.Namespace, "runtime_class": m.RuntimeClass, "helper_image": m.HelperImage} {
 		if v.IsUnknown() {
 			resp.Diagnostics.AddAttributeError(path.Root("kubernetes").AtName(name), "Unknown cluster setting",
 				fmt.Sprintf("The provider's kubernetes.%s must be known when Terraform plans: the provider reads "+
@@ -96,7 +106,8 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 	}
 	client, err := kube.New(kube.Config{
 		ConfigPath: m.ConfigPath.ValueString(), Context: m.ConfigContext.ValueString(),
-		Namespace: m.Namespace.ValueString(), RuntimeClass: m.RuntimeClass.ValueString(), Version: p.version,
+		Namespace: m.Namespace.ValueString(), RuntimeClass: m.RuntimeClass.ValueString(),
+		HelperImage: m.HelperImage.ValueString(), Version: p.version,
 	})
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Invalid cluster connection settings", err.Error())

@@ -5,10 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
 )
 
 // streamTimeout bounds a whole stream of a volume's archive, in or out. It
@@ -21,15 +27,25 @@ const streamTimeout = 6 * time.Hour
 const stallTimeout = engine.QuickCallTimeout
 
 // ArchiveVolume reads the volume's content out through a helper container
-// that mounts it read-only at SeedDir (the engine's archive of that path:
-// its entries under SeedDir), holding its writers still meanwhile with
-// hold, hands the stream to read, and removes the helper and its image
-// however it ends. A stream that stands still for stallTimeout fails as
-// an engine that did not answer.
+// that mounts it read-only at SeedDir, its entries under SeedDir, holding
+// its writers still meanwhile with hold, hands the stream to read, and
+// removes the helper and its image however it ends. The Docker engine's
+// archive endpoint gives the stream; Podman's gives every file its
+// container user's owner, so on Podman the helper runs the provider's own
+// program (package volumetar), which reads the volume inside it. A stream
+// that stands still for stallTimeout fails as an engine that did not
+// answer.
 func (c *Client) ArchiveVolume(ctx context.Context, volume, token string, hold func(context.Context) func(),
 	read func(tar io.Reader) error) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
-	id, err := c.startHelper(ctx, volume, token, true)
+	use := helperReads
+	if c.Kind(ctx) == KindPodman {
+		if err := c.sameArch(ctx); err != nil {
+			return err
+		}
+		use = helperRunsProgram
+	}
+	id, err := c.startHelper(ctx, volume, token, use)
 	if err != nil {
 		return err
 	}
@@ -39,20 +55,90 @@ func (c *Client) ArchiveVolume(ctx context.Context, volume, token string, hold f
 	}
 	download := c.watch(ctx, nil)
 	defer download.stop()
-	err = c.within(download.ctx, "the request to archive a volume", streamTimeout, func(ctx context.Context) error {
-		rc, _, err := c.api.CopyFromContainer(ctx, id, "/"+engine.SeedDir)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = rc.Close() }()
-		download.r = rc
-		return read(download)
-	})
+	if use == helperRunsProgram {
+		err = c.runProgram(download, id, read)
+	} else {
+		err = c.within(download.ctx, "the request to archive a volume", streamTimeout, func(ctx context.Context) error {
+			rc, _, err := c.api.CopyFromContainer(ctx, id, "/"+engine.SeedDir)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = rc.Close() }()
+			download.r = rc
+			return read(download)
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("archiving the volume: %w", download.cause(err))
 	}
 	return nil
 }
+
+// runProgram runs the provider's program in the helper and hands what it
+// writes to read.
+func (c *Client) runProgram(download *watched, id string, read func(tar io.Reader) error) error {
+	ctx := download.ctx
+	execID, att, err := c.startExecOnce(ctx, id, container.ExecOptions{
+		Cmd:          []string{helperProgram, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir},
+		AttachStdout: true, AttachStderr: true,
+	})
+	if err != nil {
+		return err
+	}
+	defer att.Close()
+	pr, pw := io.Pipe()
+	stderr := engine.NewOutput(4096)
+	go func() {
+		_, err := stdcopy.StdCopy(pw, stderr.Stderr(), closeWhenDone(ctx, att))
+		_ = pw.CloseWithError(err)
+	}()
+	download.r = pr
+	err = read(download)
+	if err == nil {
+		_, err = io.Copy(io.Discard, download) // to the program's end
+	}
+	_ = pr.CloseWithError(err)
+	if said := strings.TrimSpace(stderr.Result("", 0).Stderr); err != nil && said != "" {
+		return fmt.Errorf("%w (the provider's program in the helper container said: %s)", err, said)
+	}
+	if err != nil {
+		return err
+	}
+	res, err := c.inspectExec(ctx, execID)
+	switch {
+	case err != nil:
+		return err
+	case res.ExitCode != 0:
+		return fmt.Errorf("the provider's program in the helper container exited with %d: %s", res.ExitCode,
+			strings.TrimSpace(stderr.Result("", 0).Stderr))
+	}
+	return nil
+}
+
+// sameArch refuses an engine whose host runs another architecture than
+// the provider, whose program could not run there.
+func (c *Client) sameArch(ctx context.Context) error {
+	facts, err := c.Facts(ctx)
+	if err != nil {
+		return err
+	}
+	arch := map[string]string{"x86_64": "amd64", "aarch64": "arm64"}[facts.Arch]
+	if arch == "" {
+		arch = facts.Arch
+	}
+	if arch != runtime.GOARCH {
+		return fmt.Errorf("the archive endpoint of Podman does not keep files' owners, so the provider reads a "+
+			"volume on Podman with its own program in a helper container, which runs only on a host of its own "+
+			"architecture: the provider is %s, the engine's host %s. Run Terraform on a %s machine to take "+
+			"this snapshot", runtime.GOARCH, facts.Arch, facts.Arch)
+	}
+	return nil
+}
+
+// ArchivesInOrder: the Docker engine's and Podman's archives walk each
+// directory in its names' order (should one not, the stream fails on the
+// first entry out of order, and the caller reads it again, spooled).
+func (c *Client) ArchivesInOrder() bool { return true }
 
 // watched is a stream to or from the engine that cancels its call when
 // it stands still for stallTimeout.

@@ -4,10 +4,12 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -45,7 +47,7 @@ const cleanupTimeout = 30 * time.Second
 // them later.
 func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive io.Reader) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
-	id, err := c.startHelper(ctx, volume, token, false)
+	id, err := c.startHelper(ctx, volume, token, helperWrites)
 	if err != nil {
 		return err
 	}
@@ -60,23 +62,39 @@ func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive i
 	return nil
 }
 
+// What a helper does with the volume: fill it through the engine's
+// archive endpoint, read it through that endpoint, or read it with the
+// provider's own program (volumetar), which it then holds.
+type helperUse int
+
+const (
+	helperWrites helperUse = iota
+	helperReads
+	helperRunsProgram
+)
+
 // startHelper makes the helper container that mounts the volume at
-// SeedDir (read-only for readOnly), from an empty image of its own, with
-// no network and no capabilities, and returns its ID; the helper and its
-// image carry the token, which CleanUpSeed takes.
-func (c *Client) startHelper(ctx context.Context, volume, token string, readOnly bool) (string, error) {
-	img, err := c.importEmptyImage(ctx, token)
+// SeedDir (read-only unless it writes), from an image of its own (empty,
+// or holding only the provider's program), with no network and no
+// capabilities but the one its program needs to read every file, and
+// returns its ID; the helper and its image carry the token, which
+// CleanUpSeed takes.
+func (c *Client) startHelper(ctx context.Context, volume, token string, use helperUse) (string, error) {
+	img, err := c.importHelperImage(ctx, token, use == helperRunsProgram)
 	if err != nil {
-		return "", fmt.Errorf("importing the empty helper image: %w", err)
+		return "", fmt.Errorf("importing the helper image: %w", err)
 	}
 	labels := engine.OwnershipLabels(seedHelperType)
 	labels[engine.LabelCreateToken] = token
 	cfg := &container.Config{Image: img, Cmd: []string{"/never-started"}, Labels: labels, NetworkDisabled: true}
 	host := &container.HostConfig{NetworkMode: "none", CapDrop: []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"}, Mounts: []mount.Mount{{
-			Type: mount.TypeVolume, Source: volume, Target: "/" + engine.SeedDir, ReadOnly: readOnly,
+			Type: mount.TypeVolume, Source: volume, Target: "/" + engine.SeedDir, ReadOnly: use != helperWrites,
 			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
 		}}}
+	if use == helperRunsProgram {
+		host.CapAdd = []string{"DAC_READ_SEARCH"}
+	}
 	podman := c.Kind(ctx) == KindPodman
 	if podman {
 		// Podman copies into and out of a volume only through a running
@@ -103,18 +121,25 @@ func (c *Client) startHelper(ctx context.Context, volume, token string, readOnly
 	return id, nil
 }
 
-// importEmptyImage imports an image with no files, labelled as the
-// provider's with the token, and returns its ID.
-func (c *Client) importEmptyImage(ctx context.Context, token string) (string, error) {
-	var empty bytes.Buffer
-	_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
+// helperProgram is where a helper image holds the provider's program.
+const helperProgram = "/tfsandbox-volume-tar"
+
+// importHelperImage imports an image labelled as the provider's with the
+// token, and returns its ID: empty, or holding only the provider's own
+// executable at helperProgram.
+func (c *Client) importHelperImage(ctx context.Context, token string, program bool) (string, error) {
+	content, err := helperImageContent(program)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = content.Close() }()
 	changes := []string{
 		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s", engine.LabelManagedBy, engine.ManagedByValue, engine.LabelResourceType, seedHelperType,
 			engine.LabelBuildToken, token),
 	}
 	var id string
-	err := c.within(ctx, "the request to import an image", engine.SlowCallTimeout, func(ctx context.Context) error {
-		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: &empty, SourceName: "-"}, "", image.ImportOptions{Changes: changes})
+	err = c.within(ctx, "the request to import an image", engine.SlowCallTimeout, func(ctx context.Context) error {
+		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: content, SourceName: "-"}, "", image.ImportOptions{Changes: changes})
 		if err != nil {
 			return err
 		}
@@ -123,6 +148,47 @@ func (c *Client) importEmptyImage(ctx context.Context, token string) (string, er
 		return err
 	})
 	return id, err
+}
+
+// helperImageContent is the tar of a helper image's files: none, or the
+// provider's executable, streamed from disk.
+func helperImageContent(program bool) (io.ReadCloser, error) {
+	if !program {
+		var empty bytes.Buffer
+		_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
+		return io.NopCloser(&empty), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the provider's executable: %w", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return nil, fmt.Errorf("reading the provider's executable: %w", err)
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = static(f, exe)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		defer func() { _ = f.Close() }()
+		tw := tar.NewWriter(pw)
+		err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(helperProgram, "/"), Mode: 0o755, Size: info.Size(),
+			Typeflag: tar.TypeReg})
+		if err == nil {
+			_, err = io.Copy(tw, f)
+		}
+		if err == nil {
+			err = tw.Close()
+		}
+		_ = pw.CloseWithError(err)
+	}()
+	return pr, nil
 }
 
 // importedID reads the image ID from an import's JSON stream: Docker ends
@@ -183,4 +249,20 @@ func (c *Client) CleanUpSeed(ctx context.Context, token string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// static refuses an executable that needs a dynamic loader, which the
+// helper's image does not have: a build with cgo.
+func static(f io.ReaderAt, exe string) error {
+	e, err := elf.NewFile(f)
+	if err != nil {
+		return fmt.Errorf("reading the provider's executable %s: %w", exe, err)
+	}
+	for _, p := range e.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("the provider's executable %s is linked dynamically (built with cgo), and cannot "+
+				"run in the helper container: use a release build, or build it with CGO_ENABLED=0", exe)
+		}
+	}
+	return nil
 }

@@ -54,6 +54,9 @@ type Config struct {
 	// RuntimeClass is the RuntimeClass whose pods have no network, which
 	// every sandbox runs in; empty: DefaultRuntimeClass.
 	RuntimeClass string
+	// HelperImage is the image of the pods that copy into and out of a
+	// claim; empty: DefaultHelperImage.
+	HelperImage string
 	// Version is the provider's version, for the user agent.
 	Version string
 }
@@ -67,8 +70,11 @@ type Client struct {
 	params    runtime.ParameterCodec
 	namespace string
 	class     string
-	server    string
-	context   string
+	// helperImage is the image of the pods that copy into and out of
+	// claims (archive.go).
+	helperImage string
+	server      string
+	context     string
 
 	factsMu sync.Mutex
 	facts   *engine.Facts
@@ -76,12 +82,14 @@ type Client struct {
 
 var (
 	_ engine.Engine = (*Client)(nil)
+	// A claim is read and filled through a helper pod (archive.go).
+	_ engine.VolumeArchiver = (*Client)(nil)
 	// What a cluster does not do, or not yet through this provider, it
 	// does not implement: no engine.Unpauser, Renamer, LimitUpdater,
 	// RestartUpdater (a pod is fixed once made), FileCopier (files are
 	// mounted from the sandbox's Secret), FileReader (only a program in
-	// the pod could read them), HostPaths, Images (the nodes' and
-	// registries' business) or VolumeSeeder.
+	// the pod could read them), HostPaths or Images (the nodes' and
+	// registries' business).
 )
 
 // client-go reports what it cannot hand back (a stream's connection closed
@@ -120,7 +128,11 @@ func New(cfg Config) (*Client, error) {
 			"verifies the cluster's certificate. Give the cluster's CA instead (certificate-authority or "+
 			"certificate-authority-data)", describeSource(cfg), rc.Host)
 	}
-	c := &Client{rest: rc, namespace: cfg.Namespace, class: cfg.RuntimeClass, server: rc.Host, context: cfg.Context}
+	c := &Client{rest: rc, namespace: cfg.Namespace, class: cfg.RuntimeClass, server: rc.Host, context: cfg.Context,
+		helperImage: cfg.HelperImage}
+	if c.helperImage == "" {
+		c.helperImage = DefaultHelperImage
+	}
 	if c.namespace == "" {
 		if c.namespace, _, err = loader.Namespace(); err != nil || c.namespace == "" {
 			c.namespace = metav1.NamespaceDefault

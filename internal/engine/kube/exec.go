@@ -54,7 +54,7 @@ func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (
 	if err != nil {
 		return engine.ExecResult{}, err
 	}
-	exec, err := c.executor(pod, spec.Command)
+	exec, err := c.executor(pod, spec.Command, false)
 	if err != nil {
 		return engine.ExecResult{}, err
 	}
@@ -79,11 +79,12 @@ func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (
 }
 
 // executor streams a command in the pod's sandbox container over
-// WebSocket, or SPDY where the API server has no WebSocket exec.
-func (c *Client) executor(pod *corev1.Pod, command []string) (remotecommand.Executor, error) {
+// WebSocket, or SPDY where the API server has no WebSocket exec; stdin
+// gives it a standard input.
+func (c *Client) executor(pod *corev1.Pod, command []string, stdin bool) (remotecommand.Executor, error) {
 	url := c.core.Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: sandboxContainer(pod).Name, Command: command,
-			Stdout: true, Stderr: true}, c.params).URL()
+			Stdin: stdin, Stdout: true, Stderr: true}, c.params).URL()
 	ws, err := remotecommand.NewWebSocketExecutor(c.rest, "GET", url.String())
 	if err != nil {
 		return nil, err

@@ -16,8 +16,7 @@ import (
 // size, nor files beyond what its Secret holds, cannot be stopped and
 // kept, renamed or changed in place, and names its user by number; a
 // command run through the API has no environment, user or working
-// directory of its own; a claim is on disk, has a size and is filled by
-// no seed. Each is refused on its attribute, at plan when its value is
+// directory of its own; a claim is on disk and has a size. Each is refused on its attribute, at plan when its value is
 // known then and at apply otherwise; the limits a pod cannot carry
 // (memory_swap, pids_limit, ulimits) are refused with the other engines'
 // through engine.Facts.
@@ -164,10 +163,9 @@ func (c *Client) RefuseCommand(_ context.Context, p engine.PlannedCommand) []eng
 }
 
 // RefuseVolume refuses what a claim cannot be: a memory volume (a
-// sandbox's tmpfs is its scratch space on a cluster), a seed (a claim is
-// filled only through a pod that mounts it, whose code the provider does
-// not trust), an owner (which the storage driver decides), and a claim
-// without a size (a claim asks for one).
+// sandbox's tmpfs is its scratch space on a cluster), and a claim without
+// a size (a claim asks for one). A seed, an owner and a snapshot are
+// copied in through a helper pod (archive.go).
 func (c *Client) RefuseVolume(_ context.Context, p engine.PlannedVolume) []engine.Refusal {
 	var out []engine.Refusal
 	refuse := func(attr, summary, detail string) {
@@ -186,14 +184,6 @@ func (c *Client) RefuseVolume(_ context.Context, p engine.PlannedVolume) []engin
 		refuse("medium", "Memory volume not possible on a Kubernetes cluster", `medium = "memory": a claim is `+
 			`on disk. Give each sandbox its scratch space with sandbox_container.tmpfs instead, or use `+
 			`medium = "disk"`)
-	}
-	for _, attr := range []string{"source", "reseed", "owner", "snapshot"} {
-		if p.Set[attr] {
-			refuse(attr, "Seeding not possible on a Kubernetes cluster", fmt.Sprintf("Remove %s: a claim "+
-				"is filled only by a pod that mounts it, and its root's owner is the storage driver's. Build "+
-				"the files into the image, or give them to the sandbox with sandbox_container.files, and copy "+
-				"them into the volume from there", attr))
-		}
 	}
 	return out
 }

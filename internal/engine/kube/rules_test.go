@@ -86,7 +86,7 @@ func TestClusterRefusesCommandsAndVolumes(t *testing.T) {
 		{"in memory", engine.PlannedVolume{Spec: engine.VolumeSpec{Name: "work", Size: 1, InMemory: true}},
 			[]string{"medium"}},
 		{"seeded", engine.PlannedVolume{Spec: engine.VolumeSpec{Name: "Work", Size: 1},
-			Set: map[string]bool{"source": true, "owner": true}}, []string{"name", "source", "owner"}},
+			Set: map[string]bool{"source": true, "owner": true, "snapshot": true}}, []string{"name"}},
 	} {
 		got := refusedAt(testClient.RefuseVolume(context.Background(), c.p))
 		if !slices.Equal(got, c.want) {

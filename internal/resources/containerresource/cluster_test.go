@@ -338,12 +338,6 @@ resource "sandbox_image" "test" {
 		{`name = "workspace"
   size_mb = 16
   medium = "memory"`, "a claim is on disk"},
-		{`name = "workspace"
-  size_mb = 16
-  source = "."`, "Remove source"},
-		{`name = "workspace"
-  size_mb = 16
-  owner = "65534:65534"`, "Remove owner"},
 	} {
 		steps = append(steps, resource.TestStep{
 			Config:      acctest.ClusterProvider(t, "") + "resource \"sandbox_volume\" \"test\" {\n  " + c.attrs + "\n}",

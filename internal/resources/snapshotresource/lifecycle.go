@@ -62,24 +62,25 @@ func (r *Resource) take(ctx context.Context, m *resourceModel) diag.Diagnostics 
 	return diags
 }
 
-// archive streams the volume's archive into out in the kept form; an
-// engine whose archive is not in that order is read again, its content
-// spooled meanwhile.
+// archive streams the volume's archive into out in the kept form. An
+// engine whose archive is not in that order, or turns out not to be, is
+// read with its content spooled meanwhile.
 func (r *Resource) archive(ctx context.Context, archiver engine.VolumeArchiver, volume string, h *holder,
 	out *partial, lim archive.Limits) (archive.Summary, []string, error) {
 	var s archive.Summary
 	var dropped []string
-	err := archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
-		var err error
-		s, dropped, err = archive.Stream(ctx, out, tar, engine.SeedDir, lim)
-		return err
-	})
-	var order *archive.OrderError
-	if !errors.As(err, &order) {
-		return s, dropped, err
-	}
-	if err := out.again(); err != nil {
-		return s, nil, err
+	if archiver.ArchivesInOrder() {
+		err := archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
+			var err error
+			s, dropped, err = archive.Stream(ctx, out, tar, engine.SeedDir, lim)
+			return err
+		})
+		if !errors.As(err, new(*archive.OrderError)) {
+			return s, dropped, err
+		}
+		if err := out.again(); err != nil {
+			return s, nil, err
+		}
 	}
 	spool, err := out.spoolFile()
 	if err != nil {
