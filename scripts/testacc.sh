@@ -94,17 +94,18 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #   podman    on rootful Podman, the sandbox's promises: isolation and
 #             drift, hardening, limits, files, inherited labels, a crash
 #             loop, interruptions (20 interrupted applies, as on Docker),
-#             workspaces; and exec's stops (the kill reads
-#             Podman's process listing): its timeouts, Ctrl-C and failures.
+#             workspaces and a snapshot's round trip (its own reader); and
+#             exec's stops (the kill reads Podman's process listing): its
+#             timeouts, Ctrl-C and failures.
 #             The whole of containerresource takes Podman over 20 minutes
 #   rootless  on rootless Podman, the rest of Podman's API (a build and the
 #             labels it passes on, volumes, a file read) and what rootless
 #             changes: limits applied or refused, volume bounds, hardening,
-#             ports, the isolation core, files, workspaces, a crash loop and
-#             the exec kill
+#             ports, the isolation core, files, workspaces, a crash loop,
+#             the exec kill, and a snapshot restored here and on Docker
 #   tls, ssh  what depends on the transport: an exec with its timeout kill
 #             (hijacked streams), a build (the context's upload), a file
-#             read (archives), a seeded volume and the core sandbox
+#             read (archives), a seeded volume, a snapshot and the core sandbox
 #             lifecycle with drift and an interrupted apply (the connection
 #             tests reach the TLS engine and the SSH host from every pass,
 #             so they run in the local one)
@@ -113,10 +114,10 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             output, the core lifecycle, and how a change of files' type
 #             alone plans
 core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
-podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|filesSameByContent|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs))$'
+podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|filesSameByContent|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs)|TestAccSnapshot_restoredByteForByte)$'
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
-rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
-transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
+rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccSnapshot_(restoredByteForByte|resumedOnTheMachinesDocker)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
+transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccSnapshot_restoredByteForByte$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
 cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport|filesSameByContent|filesStateFromV2|ulimitKnownOnlyAtApply)$)"
 
 failed=()
@@ -151,7 +152,7 @@ run_pass() {
     printf '\n== the Kubernetes backend'"'"'s tests against the test cluster\n'
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
     export $(scripts/cluster.sh env)
-    engine=local pkgs=(./internal/provider ./internal/resources/containerresource ./internal/resources/execresource ./internal/resources/containersdatasource -run 'TestAccCluster')
+    engine=local pkgs=(./internal/provider ./internal/resources/containerresource ./internal/resources/execresource ./internal/resources/containersdatasource ./internal/resources/snapshotresource -run 'TestAccCluster')
     ;;
   faults)
     scripts/engines.sh start scratch

@@ -1,8 +1,8 @@
 // Package archive reads a workspace's archive for what it is, content a
 // sandbox wrote, and writes it in the one form the provider keeps: its
 // entries in a fixed order, each with only its path, type, mode, owner,
-// modification time (to the second; none for a symbolic link) and bytes,
-// so that the same content
+// modification time (to the second) and bytes (a symbolic link: only its
+// path and target), so that the same content
 // has the same SHA-256 whenever and wherever it was taken.
 //
 // Nothing here unpacks an archive or touches a file system but the spool a
@@ -14,7 +14,7 @@
 //     PATH_MAX, comes twice, or lies under a symbolic link or a file of
 //     the archive: refused;
 //   - a symbolic link: kept as a link, its target as written, its own
-//     time not kept;
+//     owner and time not kept (root's, and the epoch);
 //   - a hard link: kept only to a regular file of the same archive;
 //   - device files and FIFOs: left out (Dropped names them);
 //   - setuid and setgid bits, extended attributes (file capabilities among
@@ -212,9 +212,11 @@ func (r *reader) checkType(h *tar.Header, e *entry, kept *tar.Header) (bool, err
 		if h.Linkname == "" || len(h.Linkname) > maxPath {
 			return false, unsafe(h.Name, "is a symbolic link with an empty or overlong target")
 		}
-		// A link's own time is not kept: not every engine's restore can
-		// set it (busybox's tar on a cluster cannot).
+		// A link's own owner and time are not kept: not every engine's
+		// restore can set them (busybox's tar on a cluster cannot), and
+		// Linux asks neither but in sticky directories.
 		kept.Typeflag, kept.Linkname, kept.ModTime = tar.TypeSymlink, h.Linkname, time.Unix(0, 0).UTC()
+		kept.Uid, kept.Gid = 0, 0
 	case tar.TypeLink:
 		target, err := r.relative(h.Linkname)
 		if err != nil {

@@ -51,7 +51,7 @@ func (c *Client) helperSpec(claim, token string, readOnly bool) engine.Container
 		Name: "tfsandbox-copy-" + token[:16], Image: c.helperImage, NetworkMode: "none",
 		Entrypoint: []string{"sleep"}, Command: []string{"3600"}, Labels: labels, User: "0:0",
 		CapDrop: []string{"ALL"}, CapAdd: caps, SecurityOpt: []string{"no-new-privileges"}, ReadOnly: true,
-		Restart: "no", Limits: engine.Limits{Memory: helperMemory},
+		Restart: "no", Limits: engine.Limits{Memory: helperMemory, MemorySwap: helperMemory},
 		Mounts: []engine.Mount{{Target: "/" + engine.SeedDir, Volume: claim, ReadOnly: readOnly}},
 	}
 }

@@ -3,6 +3,7 @@ package containerresource_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"math/rand/v2"
 	"os"
 	"regexp"
@@ -519,4 +520,51 @@ resource "sandbox_container" "test" {
 			t.Fatalf("attempt %d: pods left after destroy: %v", attempt, left)
 		}
 	}
+}
+
+// TestAccCluster_seededWorkspace: a sandbox_volume on the cluster is
+// seeded from a local directory as its owner, through a helper pod that
+// the provider removes: the sandbox, running as that owner, reads the
+// files and writes beside them; reseed copies the source in again, and
+// what the sandbox wrote stays.
+func TestAccCluster_seededWorkspace(t *testing.T) {
+	name := acctest.ClusterName(t)
+	addr := "sandbox_container.test"
+	source := t.TempDir()
+	acctest.Write(t, filepath.Join(source, "task", "README.md"), "fix the bug\n")
+	config := func(reseed string) string {
+		return clusterConfig(t, "", name, `  user   = "65534:65534"
+  mounts = { "/workspace" = { volume = sandbox_volume.work.name } }`) + fmt.Sprintf(`
+resource "sandbox_volume" "work" {
+  name    = "%s-work"
+  size_mb = 16
+  source  = %q
+  owner   = "65534:65534"
+  reseed  = %q
+}
+`, name, source, reseed)
+	}
+	inside := func(script, want string) statecheck.StateCheck {
+		return acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Sandbox, _ *corev1.Pod) error {
+			out, code, err := acctest.InPod(ctx, t, c.ID, "sh", "-c", script)
+			if err != nil || code != 0 || out != want {
+				return fmt.Errorf("%s: exit %d, %q, want %q, %v", script, code, out, want, err)
+			}
+			return nil
+		})
+	}
+	acctest.ClusterTest(t, []resource.TestStep{{
+		Config: config("0"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			inside("cd /workspace && stat -c '%n %a %u:%g' . task task/README.md && cat task/README.md && "+
+				"echo work > notes && cat notes",
+				". 755 65534:65534\ntask 700 65534:65534\ntask/README.md 600 65534:65534\nfix the bug\nwork\n"),
+		},
+	}, {
+		PreConfig: func() { acctest.Write(t, filepath.Join(source, "task", "README.md"), "a new task\n") },
+		Config:    config("1"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			inside("cat /workspace/task/README.md /workspace/notes", "a new task\nwork\n"),
+		},
+	}})
 }
