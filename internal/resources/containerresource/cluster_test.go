@@ -3,9 +3,9 @@ package containerresource_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -548,7 +548,7 @@ resource "sandbox_volume" "work" {
 		return acctest.ClusterCheck(t, addr, func(ctx context.Context, c engine.Sandbox, _ *corev1.Pod) error {
 			out, code, err := acctest.InPod(ctx, t, c.ID, "sh", "-c", script)
 			if err != nil || code != 0 || out != want {
-				return fmt.Errorf("%s: exit %d, %q, want %q, %v", script, code, out, want, err)
+				return fmt.Errorf("%s: exit %d, %q, want %q, %w", script, code, out, want, err)
 			}
 			return nil
 		})
