@@ -107,6 +107,7 @@ type holder struct {
 	pauser engine.Pauser
 	on     engine.Engine
 	diags  diag.Diagnostics
+	warned map[string]bool // a volume read twice (spooled) warns once
 }
 
 // hold is the hold ArchiveVolume takes.
@@ -158,6 +159,13 @@ func (h *holder) release(ctx context.Context, held []engine.VolumeUser) {
 }
 
 func (h *holder) warn(volume, why string) {
+	if h.warned[why] {
+		return
+	}
+	if h.warned == nil {
+		h.warned = map[string]bool{}
+	}
+	h.warned[why] = true
 	h.diags.AddAttributeWarning(path.Root("volume"), "Snapshot taken while sandboxes write", fmt.Sprintf(
 		"The snapshot of the volume %q was taken without holding its writers still: %s. A file written "+
 			"during the copy may be archived half-written, or as it was before. Stop those sandboxes "+
