@@ -158,6 +158,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
+	if plan.validateRestore(&resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	var state *resourceModel
 	if !req.State.Raw.IsNull() {
 		state = &resourceModel{}
@@ -186,5 +189,5 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 		return
 	}
 	m.validateSize(resp)
-	m.validateRestore(resp)
+	m.validateRestore(&resp.Diagnostics)
 }

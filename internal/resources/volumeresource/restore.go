@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -93,20 +92,22 @@ func (m restoreModel) snapshot() (ref snapshotRef, known bool) {
 	return snapshotRef{File: file.ValueString(), SHA256: sum.ValueString()}, true
 }
 
-// validateRestore refuses what a restored volume cannot also have.
-func (m resourceModel) validateRestore(resp *resource.ValidateConfigResponse) {
-	if m.Snapshot.IsNull() {
+// validateRestore refuses what a restored volume cannot also have, as far
+// as it is known: at validation (where variables are not known yet), and
+// again at plan.
+func (m resourceModel) validateRestore(diags *diag.Diagnostics) {
+	if m.Snapshot.IsNull() || m.Snapshot.IsUnknown() {
 		return
 	}
 	for attr, v := range map[string]types.String{"source": m.Source, "owner": m.Owner, "reseed": m.Reseed} {
-		if !v.IsNull() {
-			resp.Diagnostics.AddAttributeError(path.Root(attr), "Snapshot and seed together", fmt.Sprintf(
+		if !v.IsNull() && !v.IsUnknown() {
+			diags.AddAttributeError(path.Root(attr), "Snapshot and seed together", fmt.Sprintf(
 				"A volume restored from a snapshot holds exactly the snapshot's content, with its owners: "+
 					"remove %s, or remove snapshot.", attr))
 		}
 	}
 	if m.inMemory() {
-		resp.Diagnostics.AddAttributeError(path.Root("snapshot"), "Memory volume cannot be restored",
+		diags.AddAttributeError(path.Root("snapshot"), "Memory volume cannot be restored",
 			`A volume with medium = "memory" is emptied whenever no running sandbox mounts it, so what is `+
 				`restored would be lost before any sandbox read it. Remove snapshot, or use medium = "disk".`)
 	}

@@ -123,6 +123,11 @@ func TestAccVolume_hostileSnapshotsAreRefused(t *testing.T) {
 		Config:      restoreLaterConfig(name, file, wrong),
 		ExpectError: regexp.MustCompile(`Snapshot digest mismatch`),
 	}, resource.TestStep{
+		Config: config(name, fmt.Sprintf(`  snapshot = { file = %q, sha256 = %q }
+  owner    = "65534:65534"`, file, sum)),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`Snapshot and seed together(.|\n)*remove owner`),
+	}, resource.TestStep{
 		PreConfig: noVolume(t, name),
 		Config:    restoreConfig(name, file, sum),
 	})
