@@ -33,6 +33,11 @@
 #                        on the test cluster (scripts/cluster.sh, started
 #                        here when it does not run), against the cluster's
 #                        own API (bench/clusterfloor); 0 skips them
+#   BENCH_SNAPSHOT_MB=1024 the snapshot rows: a volume of that many MiB in
+#                        BENCH_SNAPSHOT_FILES=10000 files, snapshotted and
+#                        restored by the provider, against the floor of
+#                        streaming its tar through the engine's archive
+#                        endpoint with the docker CLI; 0 skips them
 #   BENCH_DESTROY_SPLIT=1 in each round, also the floor's removal asking the
 #                        engine to remove anonymous volumes too (as the
 #                        provider does), and the provider's destroy without
@@ -58,8 +63,9 @@ for dir in tf-files tf-files-alone tf-files-framework; do
   mkdir -p "$work/$dir"
   cp "$repo/bench/files/main.tf" "$work/$dir/main.tf"
 done
-mkdir -p "$work/tf-cluster"
+mkdir -p "$work/tf-cluster" "$work/tf-snapshot"
 cp "$repo/bench/cluster/main.tf" "$work/tf-cluster/main.tf"
+cp "$repo/bench/snapshot/main.tf" "$work/tf-snapshot/main.tf"
 
 echo "== building the provider, the floor, bench/noop, bench/settle and the peak-RSS wrapper"
 (cd "$repo" && go build -o "$work/terraform-provider-sandbox" . &&
@@ -90,6 +96,7 @@ engines_started=""
 
 cleanup() {
   docker ps -aq --filter name='^/tfbench-' | xargs -r docker rm -f >/dev/null 2>&1 || true
+  docker volume ls -q --filter name='^tfbench-snap' | xargs -r docker volume rm -f >/dev/null 2>&1 || true
   if [ "$remote_n" != 0 ] && [ -d "$repo/.build/engines/tls/client" ]; then
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
     env $("$repo/scripts/engines.sh" env tls) docker ps -aq --filter name='^/tfbench-' |
@@ -417,6 +424,14 @@ if [ "$files_counts" != 0 ]; then
       exit missed > 0
     }' "$results" | tee "$work/files.md" || files_missed=1
 fi
+
+# The snapshot rows (issue 38): bench/snapshot.sh, with this script's tf.
+snapshot_missed=0
+if [ "${BENCH_SNAPSHOT_MB:-1024}" != 0 ]; then
+  # shellcheck source=bench/snapshot.sh
+  . "$repo/bench/snapshot.sh" || snapshot_missed=1
+fi
+files_missed=$((files_missed | snapshot_missed))
 
 # The targets at N = 200 (issue 24) measure what the provider adds to what
 # any provider of this schema on terraform-plugin-framework needs (the

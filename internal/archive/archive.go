@@ -317,6 +317,13 @@ func newWriter(dst io.Writer) *writer {
 	return &writer{tw: tar.NewWriter(c), count: c, sum: func() []byte { return h.Sum(nil) }}
 }
 
+// newCopier is a writer that does not digest what it writes: a restore's
+// digest is its source's.
+func newCopier(dst io.Writer) *writer {
+	c := &countingWriter{w: dst}
+	return &writer{tw: tar.NewWriter(c), count: c, sum: func() []byte { return nil }}
+}
+
 // write writes one entry: hdr as kept, under name, content from body.
 func (w *writer) write(name string, hdr tar.Header, body io.Reader) error {
 	hdr.Name = name

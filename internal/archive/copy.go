@@ -105,7 +105,7 @@ func (e *OrderError) Error() string {
 // with an *OrderError at the first one out of order, when the caller
 // takes the snapshot again with Snapshot.
 func Stream(ctx context.Context, dst io.Writer, src io.Reader, strip string, lim Limits) (Summary, []string, error) {
-	return stream(ctx, dst, src, strip, "", lim, false)
+	return stream(ctx, newWriter(dst), src, strip, "", lim, false)
 }
 
 // Restore reads an archive in the kept form from src and writes it to dst
@@ -121,7 +121,7 @@ func Restore(ctx context.Context, dst io.Writer, src io.Reader, under string, li
 	h := sha256.New()
 	in := &countingWriter{w: h}
 	tee := io.TeeReader(src, in)
-	s, _, err := stream(ctx, dst, tee, "", under, lim, true)
+	s, _, err := stream(ctx, newCopier(dst), tee, "", under, lim, true)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -135,9 +135,8 @@ func Restore(ctx context.Context, dst io.Writer, src io.Reader, under string, li
 // stream writes the kept form of an archive already in its order, under
 // the directory under; strict refuses what a snapshot leaves out rather
 // than leaving it out.
-func stream(ctx context.Context, dst io.Writer, src io.Reader, strip, under string, lim Limits, strict bool) (Summary, []string, error) {
+func stream(ctx context.Context, w *writer, src io.Reader, strip, under string, lim Limits, strict bool) (Summary, []string, error) {
 	r := newReader(ctx, src, strip, lim)
-	w := newWriter(dst)
 	w.under = under
 	prev := ""
 	for {

@@ -1,6 +1,7 @@
 package snapshotresource
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -22,6 +23,7 @@ import (
 // partial is an archive being written.
 type partial struct {
 	f     *os.File
+	w     *bufio.Writer
 	final string
 	spool *os.File
 }
@@ -36,14 +38,15 @@ func newPartial(dir, volume string) (*partial, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &partial{f: f, final: filepath.Join(dir, name)}, nil
+	return &partial{f: f, w: bufio.NewWriterSize(f, 1<<20), final: filepath.Join(dir, name)}, nil
 }
 
 // Write writes to the temporary file.
-func (p *partial) Write(b []byte) (int, error) { return p.f.Write(b) }
+func (p *partial) Write(b []byte) (int, error) { return p.w.Write(b) }
 
 // again empties the temporary file for a second try.
 func (p *partial) again() error {
+	p.w.Reset(p.f)
 	if err := p.f.Truncate(0); err != nil {
 		return err
 	}
@@ -77,6 +80,9 @@ func (p *partial) spoolFile() (*os.File, error) {
 // commit makes the archive whole on disk and gives it its name.
 func (p *partial) commit() error {
 	p.closeSpool()
+	if err := p.w.Flush(); err != nil {
+		return err
+	}
 	if err := p.f.Sync(); err != nil {
 		return err
 	}

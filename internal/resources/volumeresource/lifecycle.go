@@ -28,7 +28,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	}
 	if m.restores() {
 		ref, _ := m.snapshot()
-		if diags.Append(checkSnapshot(ctx, ref)...); diags.HasError() {
+		if diags.Append(checkSnapshot(ctx, ref, false)...); diags.HasError() {
 			return t, false, diags
 		}
 	}

@@ -1,9 +1,11 @@
 package volumeresource
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,13 +134,14 @@ func (m restoreModel) planRestore(ctx context.Context, state *restoreModel, diag
 	if _, err := os.Stat(ref.File); err != nil {
 		return // made by this apply, or missing: apply says
 	}
-	diags.Append(checkSnapshot(ctx, ref)...)
+	diags.Append(checkSnapshot(ctx, ref, true)...)
 }
 
-// checkSnapshot reads the whole archive, as the restore will, without
-// writing it anywhere: its digest first (a file that is not the snapshot
-// is not read as an archive), then every entry.
-func checkSnapshot(ctx context.Context, ref snapshotRef) diag.Diagnostics {
+// checkSnapshot checks the archive's digest, reading the whole file;
+// whole (at plan), it also reads the archive as the restore will, in the
+// same pass, without writing it anywhere, so that an archive a snapshot
+// would never write is refused before anything is made.
+func checkSnapshot(ctx context.Context, ref snapshotRef, whole bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	unreadable := func(err error) diag.Diagnostics {
 		diags.AddAttributeError(path.Root("snapshot").AtName("file"), "Cannot read the snapshot", fmt.Sprintf(
@@ -151,6 +154,18 @@ func checkSnapshot(ctx context.Context, ref snapshotRef) diag.Diagnostics {
 		return unreadable(err)
 	}
 	defer func() { _ = f.Close() }()
+	var refused error
+	if whole {
+		s, err := archive.Restore(ctx, io.Discard, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, restoreLimits)
+		if err == nil && s.SHA256 == ref.SHA256 {
+			return diags
+		}
+		// Refused, or another file: which one, the digest of the whole file says.
+		refused = err
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return unreadable(err)
+		}
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return unreadable(err)
@@ -159,18 +174,18 @@ func checkSnapshot(ctx context.Context, ref snapshotRef) diag.Diagnostics {
 		diags.Append(digestMismatch(ref, got))
 		return diags
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return unreadable(err)
-	}
-	if _, err := archive.Restore(ctx, io.Discard, f, engine.SeedDir, restoreLimits); err != nil {
+	if refused != nil {
 		diags.AddAttributeError(path.Root("snapshot").AtName("file"), "Snapshot refused", fmt.Sprintf(
 			"The snapshot %q is not an archive a sandbox_snapshot writes: %v. Its digest is the one given, so "+
 				"it was made or changed by hand before that digest was taken. Nothing was created: the "+
 				"provider restores only what could never write outside the volume. Take the snapshot again "+
-				"with sandbox_snapshot.", ref.File, err))
+				"with sandbox_snapshot.", ref.File, refused))
 	}
 	return diags
 }
+
+// readBuffer is how much of an archive a read takes at once.
+const readBuffer = 1 << 20
 
 func digestMismatch(ref snapshotRef, got string) diag.Diagnostic {
 	return diag.NewAttributeErrorDiagnostic(path.Root("snapshot").AtName("sha256"), "Snapshot digest mismatch",
@@ -194,21 +209,48 @@ func (r *Resource) restore(ctx context.Context, m resourceModel, token string) e
 		return err
 	}
 	defer func() { _ = f.Close() }()
-	pr, pw := io.Pipe()
+	pr, pw := archive.Pipe()
+	var produced error
+	done := make(chan struct{})
 	go func() {
-		s, err := archive.Restore(ctx, pw, f, engine.SeedDir, restoreLimits)
+		defer close(done)
+		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, restoreLimits)
 		if err == nil && s.SHA256 != ref.SHA256 {
 			err = fmt.Errorf("the snapshot %q changed while it was restored (SHA-256 %s, not %s)", ref.File, s.SHA256, ref.SHA256)
 		}
+		produced = err
 		_ = pw.CloseWithError(err)
 	}()
-	defer func() { _ = pr.Close() }()
-	return seeder.SeedVolume(ctx, m.Name.ValueString(), token, pr)
+	err = seeder.SeedVolume(ctx, m.Name.ValueString(), token, pr)
+	_ = pr.Close()
+	<-done
+	if produced != nil && !errors.Is(produced, io.ErrClosedPipe) {
+		// What the archive held, or a file changed since it was checked,
+		// says more than the engine's broken copy.
+		return errors.Join(produced, err)
+	}
+	return err
 }
 
-// restoreDiagnostics describes a restore that failed.
+// restoreDiagnostics describes a restore that failed: an archive that a
+// snapshot would never write is refused as such.
 func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	var diags diag.Diagnostics
+	var unsafe *archive.UnsafeError
+	var order *archive.OrderError
+	if errors.As(err, &unsafe) || errors.As(err, &order) {
+		why := ""
+		if unsafe != nil {
+			why = unsafe.Error()
+		} else {
+			why = order.Error()
+		}
+		diags.AddAttributeError(path.Root("snapshot").AtName("file"), "Snapshot refused", fmt.Sprintf(
+			"The snapshot is not an archive a sandbox_snapshot writes: %s. The new volume %q, which held only "+
+				"the entries checked before that one, is removed from the engine at %s. Take the snapshot again "+
+				"with sandbox_snapshot.", why, name, endpoint))
+		return diags
+	}
 	diags.AddAttributeError(path.Root("snapshot"), "Cannot restore the volume", fmt.Sprintf(
 		"Restoring the snapshot into the volume %q on the engine at %s failed: %v.", name, endpoint, err))
 	return diags
