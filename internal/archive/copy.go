@@ -206,3 +206,17 @@ func DirectoriesAgain(dst io.Writer, src io.Reader) error {
 	}
 	return tw.Close()
 }
+
+// RootOf reads the first entry of an archive in the kept form, the
+// archived directory itself, and returns its header: who owns the root of
+// a volume restored from it, and its mode.
+func RootOf(src io.Reader) (tar.Header, error) {
+	h, err := tar.NewReader(src).Next()
+	if err != nil {
+		return tar.Header{}, fmt.Errorf("the archive cannot be read: %w", err)
+	}
+	if h.Name != "./" || h.Typeflag != tar.TypeDir {
+		return tar.Header{}, unsafe(h.Name, "comes first, where the archived directory should")
+	}
+	return *h, nil
+}

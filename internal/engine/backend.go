@@ -156,6 +156,13 @@ type VolumeSeeder interface {
 	CleanUpSeed(ctx context.Context, token string) error
 }
 
+// NewVolumeRoots says who owns a new volume's root directory, and its
+// mode, when the provider gives it no owner: a backend that knows (a
+// cluster's storage driver decides, and the provider cannot know).
+type NewVolumeRoots interface {
+	NewVolumeRoot() (uid, gid int, mode int64)
+}
+
 // VolumeArchiver reads a volume's content out as the engine archives it,
 // through a helper like VolumeSeeder's that mounts the volume read-only
 // and runs nothing of the volume's. Once the helper is ready, hold (when

@@ -140,6 +140,11 @@ func (c *Client) sameArch(ctx context.Context) error {
 // first entry out of order, and the caller reads it again, spooled).
 func (c *Client) ArchivesInOrder() bool { return true }
 
+// NewVolumeRoot: the engines make a new volume's root directory root's,
+// mode 0755 (rootless Podman: its user's, which is root inside the
+// container).
+func (c *Client) NewVolumeRoot() (uid, gid int, mode int64) { return 0, 0, 0o755 }
+
 // watched is a stream to or from the engine that cancels its call when
 // it stands still for stallTimeout.
 type watched struct {

@@ -5,20 +5,24 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/validators"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
@@ -228,4 +232,71 @@ func (m mountsModel) validate(ctx context.Context, fs filesystemModel, files fil
 		}
 	}
 	return diags
+}
+
+// warnUnwritable warns at plan about each volume the sandbox mounts
+// writable whose root directory its user will not be able to write, as
+// that volume's plan recorded it (package planned): an agent that gets
+// "Permission denied" on its own workspace hears it from the plan.
+func warnUnwritable(plan map[string]tftypes.Value, endpoint string, resp *resource.ModifyPlanResponse) {
+	uid, gid, ok := numericIDs(values.RawString(plan["user"]))
+	var mounts map[string]tftypes.Value
+	if v := plan["mounts"]; !ok || !v.IsKnown() || v.IsNull() || v.As(&mounts) != nil {
+		return
+	}
+	dac := keepsCapability("DAC_OVERRIDE", values.RawStrings(plan["cap_drop"]), values.RawStrings(plan["cap_add"]))
+	for _, target := range slices.Sorted(maps.Keys(mounts)) {
+		var m map[string]tftypes.Value
+		if !mounts[target].IsKnown() || mounts[target].As(&m) != nil {
+			continue
+		}
+		volume := values.RawString(m["volume"])
+		root, known := planned.VolumeRoot(endpoint, volume)
+		if volume == "" || values.RawBool(m["read_only"]) || !known || root.WritableBy(uid, gid, dac) {
+			continue
+		}
+		fix := fmt.Sprintf(`set owner = "%d:%d" on the sandbox_volume named %q`, uid, max(gid, 0), volume)
+		if root.From == "the snapshot" {
+			fix = fmt.Sprintf("run the sandbox as %d:%d, the snapshot's owner, or restore a snapshot of a volume "+
+				"whose owner is the sandbox's user", root.UID, root.GID)
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("mounts").AtMapKey(target), "Workspace not writable by the sandbox",
+			fmt.Sprintf("The sandbox runs as %s, and the root of the volume %q, mounted writable at %s, will be "+
+				"owned by %d:%d with mode %04o (%s): the sandbox cannot make files in it, and its agent gets "+
+				"\"Permission denied\" on its own workspace. To let it write there, %s.",
+				values.RawString(plan["user"]), volume, target, root.UID, root.GID, root.Mode&0o7777, describeRoot(root), fix))
+	}
+}
+
+func describeRoot(r planned.Root) string {
+	if r.From == "no owner" {
+		return "the sandbox_volume sets no owner"
+	}
+	return "as " + r.From + " says"
+}
+
+// numericIDs reads a user given as "UID" or "UID:GID"; a missing GID is -1,
+// which matches no group.
+func numericIDs(user string) (uid, gid int, ok bool) {
+	u, g, hasGroup := strings.Cut(user, ":")
+	uid, err := strconv.Atoi(u)
+	if err != nil || uid < 0 {
+		return 0, 0, false
+	}
+	gid = -1
+	if hasGroup {
+		if gid, err = strconv.Atoi(g); err != nil || gid < 0 {
+			return 0, 0, false
+		}
+	}
+	return uid, gid, true
+}
+
+// keepsCapability reports whether a capability the engine grants by
+// default (DAC_OVERRIDE is one) survives cap_drop and cap_add.
+func keepsCapability(name string, drop, add []string) bool {
+	has := func(list []string, want string) bool {
+		return slices.ContainsFunc(engine.CapabilityNames(list), func(c string) bool { return c == want })
+	}
+	return has(add, name) || has(add, "ALL") || !has(drop, name) && !has(drop, "ALL")
 }

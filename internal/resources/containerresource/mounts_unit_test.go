@@ -148,3 +148,25 @@ func TestHoldsTheHost(t *testing.T) {
 		}
 	}
 }
+
+func TestNumericIDsAndKeptCapabilities(t *testing.T) {
+	t.Parallel()
+	for user, want := range map[string][3]int{"65534:65534": {65534, 65534, 1}, "1000": {1000, -1, 1}, "nobody": {0, 0, 0},
+		"1:x": {0, 0, 0}, "": {0, 0, 0}} {
+		uid, gid, ok := numericIDs(user)
+		if got := [3]int{uid, gid, map[bool]int{true: 1}[ok]}; got != want {
+			t.Errorf("%q: %v, want %v", user, got, want)
+		}
+	}
+	for _, c := range []struct {
+		drop, add []string
+		want      bool
+	}{
+		{nil, nil, true}, {[]string{"ALL"}, nil, false}, {[]string{"cap_dac_override"}, nil, false},
+		{[]string{"ALL"}, []string{"DAC_OVERRIDE"}, true}, {[]string{"CHOWN"}, nil, true},
+	} {
+		if got := keepsCapability("DAC_OVERRIDE", c.drop, c.add); got != c.want {
+			t.Errorf("drop %v add %v: %v", c.drop, c.add, got)
+		}
+	}
+}

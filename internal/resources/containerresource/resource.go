@@ -245,6 +245,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	planNetworks(ctx, plan, state, resp)
 	r.planAroundEngine(ctx, plan, state, resp)
+	if r.Client != nil {
+		warnUnwritable(plan, r.Client.Endpoint(), resp)
+	}
 	planLoopingReplacement(ctx, req, resp, values.RawBool(plan["running"]))
 	if plan["files"].IsNull() && (state == nil || state["files"].IsNull()) {
 		if !plan["files_sha256"].IsNull() {

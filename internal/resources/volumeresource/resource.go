@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -160,6 +161,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	if plan.validateRestore(&resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
+	}
+	if root, ok := plan.plannedRoot(r.Client); ok && r.Client != nil {
+		planned.RecordRoot(r.Client.Endpoint(), plan.Name.ValueString(), root)
 	}
 	var state *resourceModel
 	if !req.State.Raw.IsNull() {

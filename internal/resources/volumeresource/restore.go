@@ -22,6 +22,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
 )
 
 // Restoring: a new volume filled with exactly a snapshot's content, on any
@@ -254,4 +255,39 @@ func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	diags.AddAttributeError(path.Root("snapshot"), "Cannot restore the volume", fmt.Sprintf(
 		"Restoring the snapshot into the volume %q on the engine at %s failed: %v.", name, endpoint, err))
 	return diags
+}
+
+// plannedRoot is who will own the volume's root, and its mode, when the
+// plan can know: from owner, from a snapshot's first entry, or from what
+// the backend makes without an owner. A memory volume's root is a tmpfs
+// option, and a cluster's without owner the storage driver's.
+func (m resourceModel) plannedRoot(on engine.Engine) (planned.Root, bool) {
+	switch {
+	case m.inMemory() || m.Owner.IsUnknown() || m.Snapshot.IsUnknown():
+		return planned.Root{}, false
+	case !m.Owner.IsNull():
+		o := m.owner()
+		return planned.Root{UID: o.UID, GID: o.GID, Mode: 0o755, From: "owner"}, true
+	case m.restores():
+		ref, known := m.snapshot()
+		if !known {
+			return planned.Root{}, false
+		}
+		f, err := os.Open(ref.File)
+		if err != nil {
+			return planned.Root{}, false
+		}
+		defer func() { _ = f.Close() }()
+		h, err := archive.RootOf(f)
+		if err != nil {
+			return planned.Root{}, false
+		}
+		return planned.Root{UID: h.Uid, GID: h.Gid, Mode: h.Mode, From: "the snapshot"}, true
+	}
+	roots, ok := on.(engine.NewVolumeRoots)
+	if !ok {
+		return planned.Root{}, false
+	}
+	uid, gid, mode := roots.NewVolumeRoot()
+	return planned.Root{UID: uid, GID: gid, Mode: mode, From: "no owner"}, true
 }
