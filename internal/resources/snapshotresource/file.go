@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
@@ -22,11 +24,18 @@ import (
 
 // partial is an archive being written.
 type partial struct {
-	f     *os.File
-	w     *bufio.Writer
-	final string
-	spool *os.File
+	f       *os.File
+	w       *bufio.Writer
+	final   string
+	spool   *os.File
+	written int64 // bytes handed to the file
+	flushed int64 // bytes whose writeback was started
 }
+
+// writebackEvery is how many bytes are written before their writeback to
+// disk is started, so that the sync that makes the archive whole waits
+// for little.
+const writebackEvery = 64 << 20
 
 // newPartial starts the archive of the volume in dir, made when missing.
 func newPartial(dir, volume string) (*partial, error) {
@@ -41,12 +50,24 @@ func newPartial(dir, volume string) (*partial, error) {
 	return &partial{f: f, w: bufio.NewWriterSize(f, 1<<20), final: filepath.Join(dir, name)}, nil
 }
 
-// Write writes to the temporary file.
-func (p *partial) Write(b []byte) (int, error) { return p.w.Write(b) }
+// Write writes to the temporary file, and starts the writeback of what
+// it holds every writebackEvery bytes.
+func (p *partial) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.written += int64(n)
+	if p.written-p.flushed >= writebackEvery && err == nil {
+		// Where the file system cannot, the final sync does it all.
+		_ = unix.SyncFileRange(int(p.f.Fd()), p.flushed, p.written-p.flushed-int64(p.w.Buffered()),
+			unix.SYNC_FILE_RANGE_WRITE)
+		p.flushed = p.written - int64(p.w.Buffered())
+	}
+	return n, err
+}
 
 // again empties the temporary file for a second try.
 func (p *partial) again() error {
 	p.w.Reset(p.f)
+	p.written, p.flushed = 0, 0
 	if err := p.f.Truncate(0); err != nil {
 		return err
 	}

@@ -154,6 +154,18 @@ func TestAccSnapshot_restoredByteForByte(t *testing.T) {
 					digests.AddStateValue(snapAddr, tfjsonpath.New("sha256")),
 				},
 			},
+			{
+				// An archive removed on disk is taken again too.
+				PreConfig: func() { removeArchive(t, dir, name+"-restored-") },
+				Config:    restoredConfig(name, dir),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(againAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					fileMatches(againAddr),
+					digests.AddStateValue(againAddr, tfjsonpath.New("sha256")),
+				},
+			},
 		},
 	})
 }
@@ -212,6 +224,23 @@ func appendTo(t *testing.T, dir, prefix string) {
 			}
 			_, _ = f.WriteString("x")
 			_ = f.Close()
+			return
+		}
+	}
+	t.Fatalf("no archive %s* in %s", prefix, dir)
+}
+
+// removeArchive removes the archive in dir whose name starts with prefix.
+func removeArchive(t *testing.T, dir, prefix string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			if err := os.Remove(dir + "/" + e.Name()); err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
 	}
