@@ -22,6 +22,9 @@
 # the same container, started at the same time, under the same dockerd,
 # after them, or the run fails.
 set -euo pipefail
+# Static test binaries, as release builds are: on Podman the provider, in
+# the test binary, copies itself into a helper container to read a volume.
+export CGO_ENABLED=0
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
