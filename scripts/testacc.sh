@@ -113,7 +113,8 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             tests reach the TLS engine and the SSH host from every pass,
 #             so they run in the local one)
 #   tofu      what depends on the CLI: installation, the examples, the
-#             ephemeral resource, write-only and sensitive values, plan
+#             ephemeral resource, write-only and sensitive values, a
+#             snapshot restored on another engine, plan
 #             output, the core lifecycle, and how a change of files' type
 #             alone plans
 core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
@@ -121,7 +122,7 @@ podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecr
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
 rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccSnapshot_(restoredByteForByte|resumedOnTheMachinesDocker)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccSnapshot_restoredByteForByte$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
-cli_tests="^(TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport|filesSameByContent|filesStateFromV2|ulimitKnownOnlyAtApply)$)"
+cli_tests="^(TestAccSnapshot_resumedOnTheMachinesDocker$|TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport|filesSameByContent|filesStateFromV2|ulimitKnownOnlyAtApply)$)"
 
 failed=()
 run_pass() {

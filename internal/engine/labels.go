@@ -83,6 +83,11 @@ func ShortID(id string) string {
 // LabelBuildToken carries a token unique to one build by the provider.
 const LabelBuildToken = LabelPrefix + "build-token"
 
+// LabelHelperVolume names, on a helper the provider makes to copy into or
+// out of a volume, the volume it copies: a helper left behind says whose
+// it is.
+const LabelHelperVolume = LabelPrefix + "helper-volume"
+
 // CreatedByProvider reports whether a container's labels prove that the
 // provider created it (see above), given the labels of its image.
 func CreatedByProvider(labels, imageLabels map[string]string) bool {

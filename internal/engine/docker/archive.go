@@ -99,7 +99,7 @@ func (c *Client) runProgram(download *watched, id string, read func(tar io.Reade
 	}
 	_ = pr.CloseWithError(err)
 	if said := strings.TrimSpace(stderr.Result("", 0).Stderr); err != nil && said != "" {
-		return fmt.Errorf("%w (the provider's program in the helper container said: %s)", err, said)
+		return fmt.Errorf("%w (the provider's program in the helper container said: %q)", err, said)
 	}
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func (c *Client) runProgram(download *watched, id string, read func(tar io.Reade
 	case err != nil:
 		return err
 	case res.ExitCode != 0:
-		return fmt.Errorf("the provider's program in the helper container exited with %d: %s", res.ExitCode,
+		return fmt.Errorf("the provider's program in the helper container exited with %d: %q", res.ExitCode,
 			strings.TrimSpace(stderr.Result("", 0).Stderr))
 	}
 	return nil
@@ -139,11 +139,6 @@ func (c *Client) sameArch(ctx context.Context) error {
 // directory in its names' order (should one not, the stream fails on the
 // first entry out of order, and the caller reads it again, spooled).
 func (c *Client) ArchivesInOrder() bool { return true }
-
-// NewVolumeRoot: the engines make a new volume's root directory root's,
-// mode 0755 (rootless Podman: its user's, which is root inside the
-// container).
-func (c *Client) NewVolumeRoot() (uid, gid int, mode int64) { return 0, 0, 0o755 }
 
 // watched is a stream to or from the engine that cancels its call when
 // it stands still for stallTimeout.

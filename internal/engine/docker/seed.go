@@ -80,7 +80,7 @@ const (
 // returns its ID; the helper and its image carry the token, which
 // CleanUpSeed takes.
 func (c *Client) startHelper(ctx context.Context, volume, token string, use helperUse) (string, error) {
-	img, err := c.importHelperImage(ctx, token, use == helperRunsProgram)
+	img, err := c.importHelperImage(ctx, volume, token, use == helperRunsProgram)
 	if err != nil {
 		return "", fmt.Errorf("importing the helper image: %w", err)
 	}
@@ -127,15 +127,15 @@ const helperProgram = "/tfsandbox-volume-tar"
 // importHelperImage imports an image labelled as the provider's with the
 // token, and returns its ID: empty, or holding only the provider's own
 // executable at helperProgram.
-func (c *Client) importHelperImage(ctx context.Context, token string, program bool) (string, error) {
+func (c *Client) importHelperImage(ctx context.Context, volume, token string, program bool) (string, error) {
 	content, err := helperImageContent(program)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = content.Close() }()
 	changes := []string{
-		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s", engine.LabelManagedBy, engine.ManagedByValue, engine.LabelResourceType, seedHelperType,
-			engine.LabelBuildToken, token),
+		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s %s=%s", engine.LabelManagedBy, engine.ManagedByValue, engine.LabelResourceType,
+			seedHelperType, engine.LabelBuildToken, token, engine.LabelHelperVolume, volume),
 	}
 	var id string
 	err = c.within(ctx, "the request to import an image", engine.SlowCallTimeout, func(ctx context.Context) error {

@@ -165,3 +165,8 @@ func addMount(h *container.HostConfig, m engine.Mount) {
 	}
 	h.Binds = append(h.Binds, m.Volume+":"+m.Target+":"+opts)
 }
+
+// NewVolumeRoot: the engines make a new volume's root directory root's,
+// mode 0755 (rootless Podman: its user's, which is root inside the
+// container).
+func (c *Client) NewVolumeRoot() (uid, gid int, mode int64) { return 0, 0, 0o755 }

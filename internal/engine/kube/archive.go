@@ -156,7 +156,8 @@ func (c *Client) stream(ctx context.Context, id string, command []string, stdin 
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &exit):
-		return fmt.Errorf("%s in the helper pod exited with %d: %s", command[0], exit.ExitStatus(),
+		// What tar said names paths a sandbox wrote: quoted.
+		return fmt.Errorf("%s in the helper pod exited with %d: %q", command[0], exit.ExitStatus(),
 			strings.TrimSpace(stderr.Result("", 0).Stderr))
 	case err != nil:
 		return classify(err)

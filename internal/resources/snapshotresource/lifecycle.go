@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,11 +70,16 @@ func (r *Resource) archive(ctx context.Context, archiver engine.VolumeArchiver, 
 	out *partial, lim archive.Limits) (archive.Summary, []string, error) {
 	var s archive.Summary
 	var dropped []string
-	if archiver.ArchivesInOrder() {
-		err := archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
+	take := func(copyOut func(tar io.Reader) (archive.Summary, []string, error)) error {
+		return archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
 			var err error
-			s, dropped, err = archive.Stream(ctx, out, tar, engine.SeedDir, lim)
+			s, dropped, err = copyOut(tar)
 			return err
+		})
+	}
+	if archiver.ArchivesInOrder() {
+		err := take(func(tar io.Reader) (archive.Summary, []string, error) {
+			return archive.Stream(ctx, out, tar, engine.SeedDir, lim)
 		})
 		if !errors.As(err, new(*archive.OrderError)) {
 			return s, dropped, err
@@ -86,10 +92,8 @@ func (r *Resource) archive(ctx context.Context, archiver engine.VolumeArchiver, 
 	if err != nil {
 		return s, nil, err
 	}
-	err = archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
-		var err error
-		s, dropped, err = archive.Snapshot(ctx, out, tar, engine.SeedDir, lim, spool)
-		return err
+	err = take(func(tar io.Reader) (archive.Summary, []string, error) {
+		return archive.Snapshot(ctx, out, tar, engine.SeedDir, lim, spool)
 	})
 	return s, dropped, err
 }
@@ -180,9 +184,15 @@ func names(users []engine.VolumeUser) string {
 	return strings.Join(n, ", ")
 }
 
+// firstFew names up to five paths a sandbox wrote, quoted: a hostile name
+// may hold newlines or terminal escapes.
 func firstFew(paths []string) string {
-	if len(paths) > 5 {
-		return strings.Join(paths[:5], ", ") + ", ..."
+	quoted := make([]string, 0, 6)
+	for _, p := range paths[:min(len(paths), 5)] {
+		quoted = append(quoted, strconv.Quote(p))
 	}
-	return strings.Join(paths, ", ")
+	if len(paths) > 5 {
+		quoted = append(quoted, "...")
+	}
+	return strings.Join(quoted, ", ")
 }

@@ -28,10 +28,9 @@ func isArchivePut(r *http.Request) bool {
 }
 
 // expectNoHelpers fails the test when a seeding helper (container or
-// image) made under the name prefix's test is on the engine. Helpers carry
-// no name: they are found by the volume they mount or by their labels, and
-// only those younger than the test count.
-func expectNoHelpers(t *testing.T, volume string, since time.Time) {
+// image) of the volume is on the engine: the container is found by the
+// volume it mounts, the image by the volume its label names.
+func expectNoHelpers(t *testing.T, volume string) {
 	t.Helper()
 	ctx := context.Background()
 	api := acctest.Docker(t)
@@ -44,18 +43,12 @@ func expectNoHelpers(t *testing.T, volume string, since time.Time) {
 		t.Errorf("%d containers still mount %s: %v", len(list), volume, list[0].Labels)
 	}
 	images, err := api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(
-		filters.Arg("label", engine.LabelResourceType+"=sandbox_volume"))})
+		filters.Arg("label", engine.LabelHelperVolume+"="+volume))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, img := range images {
-		if time.Unix(img.Created, 0).After(since.Add(-time.Second)) {
-			// Another test's seeding may be under way: look again.
-			time.Sleep(5 * time.Second)
-			if _, err := api.ImageInspect(ctx, img.ID); err == nil {
-				t.Errorf("the seeding helper image %s is still on the engine", img.ID)
-			}
-		}
+		t.Errorf("the seeding helper image %s is still on the engine", img.ID)
 	}
 }
 
@@ -65,7 +58,6 @@ func expectNoHelpers(t *testing.T, volume string, since time.Time) {
 func TestAccVolume_interruptedSeedingLeavesNothing(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.Name(t)
-	since := time.Now()
 	proxy := acctest.NewFaultyEngine(t)
 	proxy.SetRule(acctest.On(isArchivePut, acctest.Stall))
 	cli := acctest.NewCLI(t, proxy.ProviderBlock()+seededConfig(name, seedSource(t), "0"))
@@ -92,7 +84,7 @@ func TestAccVolume_interruptedSeedingLeavesNothing(t *testing.T) {
 	if _, err := acctest.Engine(t).InspectVolume(context.Background(), name); !engine.IsNotFound(err) {
 		t.Errorf("the half-seeded volume is on the engine (%v)", err)
 	}
-	expectNoHelpers(t, name, since)
+	expectNoHelpers(t, name)
 
 	proxy.SetRule(func(*http.Request) acctest.Fault { return acctest.Forward })
 	cli.Run("apply", "-auto-approve")
@@ -101,7 +93,7 @@ func TestAccVolume_interruptedSeedingLeavesNothing(t *testing.T) {
 		t.Errorf("after the next apply the volume holds %q (%s)", got, acctest.ErrText(err))
 	}
 	cli.Run("destroy", "-auto-approve")
-	expectNoHelpers(t, name, since)
+	expectNoHelpers(t, name)
 }
 
 // The engine goes away in the middle of a seeding: the volume cannot be
@@ -109,7 +101,6 @@ func TestAccVolume_interruptedSeedingLeavesNothing(t *testing.T) {
 // back, removes it and what the seeding left, and seeds a new one whole.
 func TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply(t *testing.T) {
 	name := acctest.Name(t)
-	since := time.Now()
 	proxy := acctest.NewFaultyEngine(t)
 	var gone atomic.Bool
 	proxy.SetRule(func(r *http.Request) acctest.Fault {
@@ -137,7 +128,7 @@ func TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply(t *testing.T) 
 			ConfigStateChecks: []statecheck.StateCheck{inside(t, "cat /workspace/README.md", "task: fix the bug\n")},
 		},
 	})
-	expectNoHelpers(t, name, since)
+	expectNoHelpers(t, name)
 }
 
 // The engine makes the volume but its answer never reaches the provider:
