@@ -34,6 +34,7 @@ type Engine interface {
 	// ByHand gives the commands that do by hand what the provider could
 	// not, for messages.
 	ByHand() HandCommands
+	Identities
 	Rules
 	Sandboxes
 	Volumes

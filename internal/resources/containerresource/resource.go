@@ -17,6 +17,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -24,6 +25,7 @@ var (
 	_ resource.Resource                   = &Resource{}
 	_ resource.ResourceWithConfigure      = &Resource{}
 	_ resource.ResourceWithImportState    = &Resource{}
+	_ resource.ResourceWithIdentity       = &Resource{}
 	_ resource.ResourceWithUpgradeState   = &Resource{}
 	_ resource.ResourceWithValidateConfig = &Resource{}
 	_ resource.ResourceWithModifyPlan     = &Resource{}
@@ -62,6 +64,11 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 // Schema describes the resource.
 func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = resourceSchema(ctx)
+}
+
+// IdentitySchema describes the sandbox's identity (identity.go).
+func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identitySchema()
 }
 
 // Create creates, starts and checks the sandbox, within the create timeout.
@@ -106,6 +113,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
 	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, mainProcess{})...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.ID.ValueString())...)
 }
 
 // Read refreshes the state from the engine, by ID. A container that is gone
@@ -123,6 +131,12 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	seen, diags := readMainProcess(ctx, req.Private)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
+	}
+	// A state from before identities gets one, from the ID it holds; an
+	// identity once recorded stays (a pending ID's too, until the sandbox
+	// is replaced).
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state.ID.ValueString())...)
 	}
 	prior, priorSeen := state, seen
 	found, diags := r.refresh(ctx, &state, defaults, &seen)
@@ -195,12 +209,17 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // ImportState imports a container by ID or name, with every attribute read
 // from the engine, network_mode included.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	m, defaults, diags := r.importSandbox(ctx, req.ID)
+	id, diags := r.importID(req)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	m, defaults, diags := r.importSandbox(ctx, id)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, defaults)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, m)...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
 }
 
 // UpgradeState upgrades states written by earlier schema versions.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -23,6 +24,7 @@ var (
 	_ resource.ResourceWithConfigure    = &Resource{}
 	_ resource.ResourceWithUpgradeState = &Resource{}
 	_ resource.ResourceWithModifyPlan   = &Resource{}
+	_ resource.ResourceWithIdentity     = &Resource{}
 )
 
 // resourceType is the resource's type name, also stamped on what it builds.
@@ -63,6 +65,11 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 	resp.Schema = resourceSchema(ctx)
 }
 
+// IdentitySchema describes the image's identity (identity.go).
+func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identitySchema()
+}
+
 // Create builds the image, within the create timeout.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan resourceModel
@@ -85,6 +92,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.ID: plan.ID.ValueString()})...)
 }
 
 // Read checks that the image is still on the engine, by ID, and whether
@@ -94,6 +102,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	var state resourceModel
 	if resp.Diagnostics.Append(values.GetState(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
+	}
+	// A state from before identities gets one.
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.ID: state.ID.ValueString()})...)
 	}
 	found, diags := r.refresh(ctx, &state)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {

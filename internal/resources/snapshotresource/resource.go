@@ -12,12 +12,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 var (
 	_ resource.Resource              = &Resource{}
 	_ resource.ResourceWithConfigure = &Resource{}
+	_ resource.ResourceWithIdentity  = &Resource{}
 )
 
 // pathFile is the archive's attribute, which diagnostics about it name.
@@ -43,6 +45,11 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 	resp.Schema = resourceSchema(ctx)
 }
 
+// IdentitySchema describes the snapshot's identity (identity.go).
+func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identitySchema()
+}
+
 // Create archives the volume, within the create timeout.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan resourceModel
@@ -59,6 +66,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.File: plan.File.ValueString()})...)
 }
 
 // Read reads the archive again. One that is gone, or whose digest is not
@@ -70,6 +78,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	file := state.File.ValueString()
+	// A state from before identities gets one.
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.File: file})...)
+	}
 	disk, err := readArchive(file)
 	switch {
 	case err != nil:

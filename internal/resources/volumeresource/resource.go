@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
@@ -17,6 +18,7 @@ var (
 	_ resource.Resource                   = &Resource{}
 	_ resource.ResourceWithConfigure      = &Resource{}
 	_ resource.ResourceWithImportState    = &Resource{}
+	_ resource.ResourceWithIdentity       = &Resource{}
 	_ resource.ResourceWithUpgradeState   = &Resource{}
 	_ resource.ResourceWithModifyPlan     = &Resource{}
 	_ resource.ResourceWithValidateConfig = &Resource{}
@@ -45,6 +47,11 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 	resp.Schema = resourceSchema()
 }
 
+// IdentitySchema describes the volume's identity (identity.go).
+func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identitySchema()
+}
+
 // Create makes the volume, and records its create token in the private
 // state: the token is what proves the volume the provider's.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -65,6 +72,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	// replaces it.
 	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.Name.ValueString())...)
 }
 
 // Read checks, by name, that the volume the state recorded is still on the
@@ -79,6 +87,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	tokens, diags := readTokens(ctx, req.Private, state.ID)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
+	}
+	// A state from before identities gets one.
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state.Name.ValueString())...)
 	}
 	found, diags := r.refresh(ctx, &state, tokens.create)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
@@ -128,15 +140,20 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	resp.Diagnostics.Append(r.remove(ctx, state, tokens)...)
 }
 
-// ImportState takes a volume by name, only one that the provider's
-// sandbox_volume made.
+// ImportState takes a volume by name or identity, only one that the
+// provider's sandbox_volume made.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	m, tokens, diags := r.importVolume(ctx, req.ID)
+	name, diags := r.importName(req)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	m, tokens, diags := r.importVolume(ctx, name)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, m)...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, name)...)
 }
 
 // UpgradeState upgrades states written by earlier schema versions.
