@@ -181,8 +181,15 @@ func (c *CLI) Start(args ...string) *Running {
 // command ends or timeout passes first.
 func (r *Running) WaitFor(t *testing.T, s string, timeout time.Duration) {
 	t.Helper()
+	r.WaitForCount(t, s, 1, timeout)
+}
+
+// WaitForCount waits until the output contains s n times, as WaitFor
+// waits for once.
+func (r *Running) WaitForCount(t *testing.T, s string, n int, timeout time.Duration) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for !strings.Contains(r.out.String(), s) {
+	for strings.Count(r.out.String(), s) < n {
 		select {
 		case err := <-r.err:
 			r.err <- err

@@ -125,4 +125,5 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 	resp.ResourceData = client
 	resp.DataSourceData = client
 	resp.EphemeralResourceData = client
+	resp.ListResourceData = client
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -38,6 +39,7 @@ const pingTimeout = 15 * time.Second
 var (
 	_ provider.Provider                       = &sandboxProvider{}
 	_ provider.ProviderWithEphemeralResources = &sandboxProvider{}
+	_ provider.ProviderWithListResources      = &sandboxProvider{}
 )
 
 // New returns a constructor for the provider at the given version.
@@ -206,6 +208,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = backend
 	resp.DataSourceData = backend
 	resp.EphemeralResourceData = backend
+	resp.ListResourceData = backend
 }
 
 // settings are the provider block's attributes by name.
@@ -255,6 +258,11 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		volumeresource.New,
 		snapshotresource.New,
 	}
+}
+
+// ListResources lists the provider's list resources, for terraform query.
+func (p *sandboxProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{containerresource.NewList}
 }
 
 // EphemeralResources lists the provider's ephemeral resources.

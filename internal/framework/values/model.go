@@ -53,6 +53,16 @@ func SetState(ctx context.Context, s *tfsdk.State, model any) diag.Diagnostics {
 	return diags
 }
 
+// SetResource sets a list result's resource (terraform query's
+// include_resource) to model, as SetState sets a state.
+func SetResource(ctx context.Context, r *tfsdk.Resource, model any) diag.Diagnostics {
+	raw, diags := toRaw(ctx, typesOf(ctx, r.Schema), model)
+	if !diags.HasError() {
+		r.Raw = raw
+	}
+	return diags
+}
+
 // Unchanged reports whether two models of the same type hold equal values
 // in every field. A refresh that changed nothing can then leave the state
 // as the framework passed it, instead of building it again.

@@ -30,6 +30,14 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 		}
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", detail)}
 	}
+	return r.modelOf(ctx, c)
+}
+
+// modelOf is the model an import of c gives, and the engine's defaults
+// for the private state.
+func (r *Resource) modelOf(ctx context.Context, c engine.Sandbox) (resourceModel, engine.Defaults, diag.Diagnostics) {
+	var m resourceModel
+	var err error
 	// A cluster's images are the nodes' (no engine.Images): what the image
 	// sets, the sandbox's configuration record says.
 	var img engine.Image
