@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,10 @@ type ExecSpec struct {
 	// does not count against it, so that a slow engine does not turn a
 	// command's timeout into an engine error.
 	Timeout time.Duration
+	// Lines, when set, is given each line of each stream as it arrives
+	// ("stdout" or "stderr"), without its newline, as long as the stream
+	// is within MaxOutput: an action shows a command's output as it runs.
+	Lines func(stream, line string)
 }
 
 // ExecResult is what a command run in a container gave.
@@ -126,6 +131,10 @@ type boundedBuffer struct {
 	head  []byte
 	tail  []byte
 	total int
+	// lines, when set, is given each line of the head as it completes;
+	// sent is how much of the head it was given.
+	lines func(string)
+	sent  int
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
@@ -136,12 +145,34 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 			keep = keep[:room]
 		}
 		b.head = append(b.head, keep...)
+		b.sendLines(false)
 	}
 	b.tail = append(b.tail, p...)
 	if len(b.tail) > tailBytes {
 		b.tail = b.tail[len(b.tail)-tailBytes:]
 	}
 	return len(p), nil
+}
+
+// sendLines gives lines each complete line of the head not yet given, and
+// with all the rest as a last line.
+func (b *boundedBuffer) sendLines(all bool) {
+	if b.lines == nil {
+		return
+	}
+	for {
+		rest := b.head[b.sent:]
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			if all && len(rest) > 0 {
+				b.lines(string(rest))
+				b.sent = len(b.head)
+			}
+			return
+		}
+		b.lines(string(rest[:i]))
+		b.sent += i + 1
+	}
 }
 
 func (b *boundedBuffer) String() string     { return string(b.head) }
@@ -158,12 +189,25 @@ func NewOutput(maxBytes int) *Output {
 	return &Output{stdout: boundedBuffer{max: maxBytes}, stderr: boundedBuffer{max: maxBytes}}
 }
 
+// NewExecOutput collects a command's streams as spec asks: its first
+// MaxOutput bytes, given line by line to spec.Lines when set.
+func NewExecOutput(spec ExecSpec) *Output {
+	o := NewOutput(spec.MaxOutput)
+	if spec.Lines != nil {
+		o.stdout.lines = func(l string) { spec.Lines("stdout", l) }
+		o.stderr.lines = func(l string) { spec.Lines("stderr", l) }
+	}
+	return o
+}
+
 // Stdout and Stderr are the writers of the two streams.
 func (o *Output) Stdout() io.Writer { return &o.stdout }
 func (o *Output) Stderr() io.Writer { return &o.stderr }
 
 // Result is what was collected, with the command's exit code.
 func (o *Output) Result(id string, exitCode int) ExecResult {
+	o.stdout.sendLines(true)
+	o.stderr.sendLines(true)
 	return ExecResult{
 		ID: id, ExitCode: exitCode,
 		Stdout: o.stdout.String(), StdoutCut: o.stdout.cut(), StdoutTail: o.stdout.tailString(),

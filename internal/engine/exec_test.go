@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,21 @@ func TestExecInterruptedErrorSaysWhatMayStillRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestExecOutputGivesLinesWithinItsBound(t *testing.T) {
+	var got []string
+	out := NewExecOutput(ExecSpec{MaxOutput: 16, Lines: func(stream, line string) { got = append(got, stream+":"+line) }})
+	_, _ = out.Stdout().Write([]byte("one\ntw"))
+	_, _ = out.Stderr().Write([]byte("err\n"))
+	_, _ = out.Stdout().Write([]byte("o\nthree and more past the bound\n"))
+	res := out.Result("", 0)
+	want := []string{"stdout:one", "stderr:err", "stdout:two", "stdout:three an"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	if !res.StdoutCut {
+		t.Error("stdout past the bound is not cut")
 	}
 }

@@ -62,7 +62,7 @@ func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (
 	defer att.Close()
 	runCtx, cancel := engine.WithRunTimeout(ctx, spec.Timeout)
 	defer cancel()
-	out := engine.NewOutput(spec.MaxOutput)
+	out := engine.NewExecOutput(spec)
 	_, copyErr := stdcopy.StdCopy(out.Stdout(), out.Stderr(), closeWhenDone(runCtx, att))
 	if runCtx.Err() != nil {
 		stop := c.stopExec(context.WithoutCancel(ctx), id, spec.User, marker, before)

@@ -58,7 +58,7 @@ func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (
 	if err != nil {
 		return engine.ExecResult{}, err
 	}
-	out := engine.NewOutput(spec.MaxOutput)
+	out := engine.NewExecOutput(spec)
 	runCtx, cancel := engine.WithRunTimeout(ctx, spec.Timeout)
 	defer cancel()
 	done := engine.InFlight()
