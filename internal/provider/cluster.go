@@ -126,4 +126,5 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 	resp.DataSourceData = client
 	resp.EphemeralResourceData = client
 	resp.ListResourceData = client
+	resp.ActionData = client
 }

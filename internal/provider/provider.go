@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -40,6 +41,7 @@ var (
 	_ provider.Provider                       = &sandboxProvider{}
 	_ provider.ProviderWithEphemeralResources = &sandboxProvider{}
 	_ provider.ProviderWithListResources      = &sandboxProvider{}
+	_ provider.ProviderWithActions            = &sandboxProvider{}
 )
 
 // New returns a constructor for the provider at the given version.
@@ -209,6 +211,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = backend
 	resp.EphemeralResourceData = backend
 	resp.ListResourceData = backend
+	resp.ActionData = backend
 }
 
 // settings are the provider block's attributes by name.
@@ -263,6 +266,11 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 // ListResources lists the provider's list resources, for terraform query.
 func (p *sandboxProvider) ListResources(_ context.Context) []func() list.ListResource {
 	return []func() list.ListResource{containerresource.NewList}
+}
+
+// Actions lists the provider's actions.
+func (p *sandboxProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{execresource.NewAction, snapshotresource.NewAction}
 }
 
 // EphemeralResources lists the provider's ephemeral resources.

@@ -1,4 +1,4 @@
-// Package base is what every resource, data source and ephemeral resource
+// Package base is what every resource, data source, ephemeral resource and action
 // of the provider embeds: the engine client the provider built in its own
 // Configure, handed to each of them by theirs. A resource's methods reach
 // the engine through Client; before the provider is configured (validation
@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -45,6 +46,16 @@ type EphemeralResource struct {
 
 // Configure takes the provider's engine client.
 func (b *EphemeralResource) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
+	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Action is embedded by every action.
+type Action struct {
+	Client engine.Engine
+}
+
+// Configure takes the provider's engine client.
+func (b *Action) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
 	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 

@@ -125,6 +125,31 @@ func (c commandModel) spec(ctx context.Context) (engine.ExecSpec, time.Duration,
 	return spec, timeout, diags
 }
 
+// prepared is the command as an action or the ephemeral resource runs it
+// (neither has defaults in its schema): with the defaults filled in, and
+// what the backend refuses of it refused. what names the caller, for the
+// error of a provider not yet configured; secretEnv says env_wo is set.
+func (c *commandModel) prepared(ctx context.Context, client engine.Engine, what string, secretEnv bool) (
+	engine.ExecSpec, time.Duration, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if client == nil {
+		diags.AddError("Provider not configured", "The sandbox provider has no engine to run the command on: "+
+			"its configuration was not known when "+what+". Make the provider block's host known before then.")
+		return engine.ExecSpec{}, 0, diags
+	}
+	if c.Timeout.IsNull() {
+		c.Timeout = types.StringValue(timeouts.Short(defaultTimeout))
+	}
+	if c.SuccessExitCodes.IsNull() {
+		c.SuccessExitCodes = defaultSuccessCodes()
+	}
+	spec, timeout, diags := c.spec(ctx)
+	if !diags.HasError() {
+		diags.Append(c.refused(ctx, client, secretEnv)...)
+	}
+	return spec, timeout, diags
+}
+
 // secrets are the values no message may show: those of env, which is
 // sensitive, and the command's arguments, any of which may be.
 func (c commandModel) secrets(ctx context.Context) values.Secrets {

@@ -138,23 +138,8 @@ func (e *Ephemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *e
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if e.Client == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The sandbox provider has no engine to run the "+
-			"command on: its configuration was not known when the ephemeral sandbox_exec was opened. Make the "+
-			"provider block's host known before the plan.")
-		return
-	}
-	if m.Timeout.IsNull() {
-		m.Timeout = types.StringValue(timeouts.Short(defaultTimeout))
-	}
-	if m.SuccessExitCodes.IsNull() {
-		m.SuccessExitCodes = defaultSuccessCodes()
-	}
-	spec, timeout, diags := m.spec(ctx)
+	spec, timeout, diags := m.prepared(ctx, e.Client, "the ephemeral sandbox_exec was opened", false)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	if resp.Diagnostics.Append(m.refused(ctx, e.Client, false)...); resp.Diagnostics.HasError() {
 		return
 	}
 	res, diags := runIn(ctx, e.Client, run{
