@@ -59,6 +59,10 @@ type Sandboxes interface {
 type Volumes interface {
 	CreateVolume(ctx context.Context, spec VolumeSpec) (Volume, error)
 	InspectVolume(ctx context.Context, name string) (Volume, error)
+	// ManagedVolumes lists the volumes that carry the provider's ownership
+	// label and every one of labels, whose name starts with namePrefix, as
+	// InspectVolume reads them.
+	ManagedVolumes(ctx context.Context, labels map[string]string, namePrefix string) ([]Volume, error)
 	RemoveVolume(ctx context.Context, name, token string) error
 	VolumeUsers(ctx context.Context, name string) ([]VolumeUser, error)
 }

@@ -71,6 +71,27 @@ func (c *Client) InspectVolume(ctx context.Context, name string) (engine.Volume,
 	return v, err
 }
 
+// ManagedVolumes lists the volumes with the provider's ownership label and
+// labels, whose name starts with namePrefix, filtered by the engine by
+// their labels.
+func (c *Client) ManagedVolumes(ctx context.Context, labels map[string]string, namePrefix string) ([]engine.Volume, error) {
+	args := filters.NewArgs(filters.Arg("label", engine.LabelManagedBy+"="+engine.ManagedByValue))
+	for k, v := range labels {
+		args.Add("label", k+"="+v)
+	}
+	var out []engine.Volume
+	err := c.within(ctx, "the request to list volumes", engine.QuickCallTimeout, func(ctx context.Context) error {
+		list, err := c.api.VolumeList(ctx, volume.ListOptions{Filters: args})
+		for _, v := range list.Volumes {
+			if v != nil && strings.HasPrefix(v.Name, namePrefix) {
+				out = append(out, observedVolume(*v))
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
 // observedVolume is the seam's view of the engine's data about a volume.
 func observedVolume(v volume.Volume) engine.Volume {
 	return engine.Volume{Name: v.Name, Driver: v.Driver, Labels: v.Labels, Options: v.Options,

@@ -100,6 +100,37 @@ func (c *Client) InspectVolume(ctx context.Context, name string) (engine.Volume,
 	return volumeOf(claim), nil
 }
 
+// ManagedVolumes lists the claims in the namespace that carry the
+// provider's ownership label, selected by the API server, as the engine's
+// data about volumes: a claim whose labels the provider did not write
+// shows none of its labels (volumeOf), so it is left out; so are claims
+// being removed, those whose labels lack labels, and those whose name does
+// not start with namePrefix.
+func (c *Client) ManagedVolumes(ctx context.Context, labels map[string]string, namePrefix string) ([]engine.Volume, error) {
+	list := &corev1.PersistentVolumeClaimList{}
+	err := c.call(ctx, "the request to list persistent volume claims", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.core.Get().Namespace(c.namespace).Resource(claimsResource).
+			VersionedParams(&metav1.ListOptions{LabelSelector: engine.LabelManagedBy + "=" + engine.ManagedByValue},
+				c.params).Do(ctx).Into(list)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []engine.Volume
+	for i := range list.Items {
+		claim := &list.Items[i]
+		v := volumeOf(claim)
+		keep := claim.DeletionTimestamp == nil && strings.HasPrefix(claim.Name, namePrefix) && engine.ManagedBy(v.Labels)
+		for k, want := range labels {
+			keep = keep && v.Labels[k] == want
+		}
+		if keep {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
 // volumeOf is the claim in the shape of the engine's data about a volume:
 // its labels (the provider's only where the provider wrote them), and its
 // size in the options as a disk volume's bound is.

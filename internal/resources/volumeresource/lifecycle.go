@@ -210,9 +210,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel, t tokens) diag.D
 // sandbox_volume made.
 func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel, tokens, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	m := resourceModel{Name: types.StringValue(name), Labels: types.MapNull(types.StringType),
-		KeepOnDestroy: types.BoolValue(defaultKeepOnDestroy),
-		restoreModel:  restoreModel{Snapshot: types.ObjectNull(snapshotTypes)}}
+	m := importedModel(engine.Volume{Name: name})
 	v, err := r.Client.InspectVolume(ctx, name)
 	switch {
 	case engine.IsNotFound(err):
@@ -224,15 +222,32 @@ func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel
 			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
 		return m, tokens{}, diags
 	}
-	token := v.Labels[engine.LabelCreateToken]
-	if !engine.VolumeMadeWith(v, token) || v.Labels[engine.LabelResourceType] != resourceType {
+	token, proven := provenVolume(v)
+	if !proven {
 		diags.AddError("Volume not made by this provider", fmt.Sprintf("The volume %q on the engine at %s "+
 			"was not created by a sandbox_volume (it lacks the provider's labels and create token), and "+
 			"the provider never adopts a volume it did not make. Create a new sandbox_volume and copy the "+
 			"data into it.", name, r.Client.Endpoint()))
 		return m, tokens{}, diags
 	}
-	m.observe(v)
-	m.sizeModel.observe(v)
-	return m, tokens{create: token}, diags
+	return importedModel(v), tokens{create: token}, diags
+}
+
+// provenVolume reports whether a sandbox_volume made v (its labels, which
+// nothing passes on to a volume, and a create token), and gives the token.
+func provenVolume(v engine.Volume) (string, bool) {
+	token := v.Labels[engine.LabelCreateToken]
+	return token, engine.VolumeMadeWith(v, token) && v.Labels[engine.LabelResourceType] == resourceType
+}
+
+// importedModel is the state an import of v gives.
+func importedModel(v engine.Volume) resourceModel {
+	m := resourceModel{Name: types.StringValue(v.Name), Labels: types.MapNull(types.StringType),
+		KeepOnDestroy: types.BoolValue(defaultKeepOnDestroy),
+		restoreModel:  restoreModel{Snapshot: types.ObjectNull(snapshotTypes)}}
+	if v.Labels != nil {
+		m.observe(v)
+		m.sizeModel.observe(v)
+	}
+	return m
 }
