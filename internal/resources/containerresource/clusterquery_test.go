@@ -1,0 +1,95 @@
+package containerresource_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+)
+
+// TestAccCluster_identityQueryAndAction: on the cluster a sandbox's
+// identity is its pod's namespace, name and UID, and a volume's its
+// claim's namespace and name; the action sandbox_exec runs in the pod; and
+// after the state is lost, terraform query finds both by the same proof
+// as on Docker, and the import of what it generates adopts them with an
+// empty plan after.
+func TestAccCluster_identityQueryAndAction(t *testing.T) {
+	name := acctest.ClusterName(t)
+	provider := acctest.ClusterProvider(t, "none")
+	tf := acctest.NewCLI(t, provider+`
+resource "sandbox_container" "test" {
+  name         = "`+name+`"
+  image        = "`+acctest.TestImage+`"
+  network_mode = "none"
+}
+
+resource "sandbox_volume" "work" {
+  name    = "`+name+`-work"
+  size_mb = 16
+}
+
+action "sandbox_exec" "greet" {
+  config {
+    container_id = sandbox_container.test.id
+    command      = ["echo", "hello-from-the-pod"]
+  }
+}
+`)
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+	id := tf.StateIDs()["sandbox_container.test"]
+	parts := strings.Split(id, "/")
+	if len(parts) != 3 {
+		t.Fatalf("the sandbox's ID on the cluster is %q, want namespace/name/uid", id)
+	}
+	shown := tf.Exact("show", "-json", "-no-color")
+	for _, want := range []string{`"namespace":"` + parts[0] + `"`, `"name":"` + parts[1] + `"`, `"uid":"` + parts[2] + `"`,
+		`"name":"` + name + `-work"`} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the state's identity lacks %s:\n%s", want, shown)
+		}
+	}
+
+	if out := tf.Run("apply", "-auto-approve", "-invoke=action.sandbox_exec.greet"); !strings.Contains(out, "stdout: hello-from-the-pod") {
+		t.Errorf("the action did not run in the pod:\n%s", out)
+	}
+
+	// The state is lost.
+	tf.SetConfig(provider)
+	tf.Exact("state", "rm", "sandbox_container.test", "sandbox_volume.work")
+	acctest.Write(t, filepath.Join(tf.Dir, "find.tfquery.hcl"), `
+list "sandbox_container" "left" {
+  provider         = sandbox
+  include_resource = true
+  config {
+    name_prefix = "`+name+`"
+  }
+}
+
+list "sandbox_volume" "volumes" {
+  provider         = sandbox
+  include_resource = true
+  config {
+    name_prefix = "`+name+`"
+  }
+}
+`)
+	out := tf.Exact("query", "-generate-config-out=generated.tf", "-no-color")
+	generated, err := os.ReadFile(filepath.Join(tf.Dir, "generated.tf"))
+	if err != nil {
+		t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
+	}
+	if got := regexp.MustCompile(`uid\s*=\s*"`+regexp.QuoteMeta(parts[2])+`"`).FindAllString(string(generated), -1); len(got) != 1 {
+		t.Fatalf("terraform query did not find the pod once by its identity:\n%s", generated)
+	}
+	tf.Run("apply", "-auto-approve")
+	if ids := tf.StateIDs(); len(ids) != 2 || ids["sandbox_container.left_0"] != id || ids["sandbox_volume.volumes_0"] != name+"-work" {
+		t.Fatalf("the import adopted %v, want the sandbox %s and the volume %s-work", ids, id, name)
+	}
+	if out, err := tf.Try("plan", "-detailed-exitcode", "-no-color", "-input=false"); err != nil {
+		t.Fatalf("the plan after the import is not empty (%v):\n%s", err, out)
+	}
+}
