@@ -53,6 +53,9 @@ func (r *legacyResourceV0) Create(ctx context.Context, req resource.CreateReques
 	}
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)
+	// Version 0 had no identity, but embedding the resource gives it the
+	// identity schema, and the framework then requires an identity.
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
 }
 
 func (r *legacyResourceV0) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -74,6 +77,7 @@ func (r *legacyResourceV0) Read(ctx context.Context, req resource.ReadRequest, r
 	default:
 		resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)
 	}
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
 }
 
 func (r *legacyResourceV0) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -92,6 +96,7 @@ func (r *legacyResourceV0) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)
+	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
 }
 
 func (r *legacyResourceV0) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -175,6 +175,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	// A CLI without identities (Terraform 1.11) keeps none between runs.
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.ID.ValueString())...)
+	}
 }
 
 // Delete stops the container with its grace period, then force-removes it,

@@ -134,6 +134,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	}
 	plan.Tagged = types.BoolValue(true)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	// A CLI without identities (Terraform 1.11) keeps none between runs.
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.ID: plan.ID.ValueString()})...)
+	}
 }
 
 // Delete removes the image's tag, and the image with it unless another

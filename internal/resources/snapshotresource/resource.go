@@ -113,6 +113,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	// A CLI without identities (Terraform 1.11) keeps none between runs.
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.File: plan.File.ValueString()})...)
+	}
 }
 
 // Delete removes the archive, unless keep_on_destroy, and only the one

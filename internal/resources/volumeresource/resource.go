@@ -120,6 +120,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		}
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
+	// A CLI without identities (Terraform 1.11) keeps none between runs.
+	if identity.Missing(resp.Identity) {
+		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.Name.ValueString())...)
+	}
 }
 
 // Delete removes the volume, and its data with it; with keep_on_destroy it
