@@ -136,6 +136,8 @@ podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecr
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
 rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs)$|TestAccSnapshot_(restoredByteForByte|resumedOnTheMachinesDocker)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccSnapshot_restoredByteForByte$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
+# The fault test of a create recorded pending (above, the faults pass).
+pending_tests='TestEngineKilledDuringApplyConverges'
 oldest_tests="^(TestAccExecEphemeral_|TestAccExec_writeOnlyEnvIsNeverStored$|TestAccContainer_(hardenedSandbox|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|secretEnvNeverStored)$|$core_tests)"
 cli_tests="^(TestAcc(Container|Volume)_importByIdentity$|TestAccSnapshot_resumedOnTheMachinesDocker$|TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport|filesSameByContent|filesStateFromV2|ulimitKnownOnlyAtApply)$)"
 
@@ -183,7 +185,7 @@ run_pass() {
     printf '\n== fault tests on the throwaway engine\n'
     scripts/engines.sh with-scratch scripts/test-ensure-engine.sh || status=1
     cli+=(SANDBOX_FAULTS=1)
-    engine=scratch pkgs=(./internal/faults -v)
+    engine=scratch pkgs=(./internal/faults -v -skip "^$pending_tests\$")
     ;;
   *) printf '\n== tests against the %s engine\n' "$p" ;;
   esac
@@ -192,7 +194,18 @@ run_pass() {
   # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
   env $(scripts/engines.sh env "$engine") TF_ACC=1 SANDBOX_TEST_PASS="$p" "${cli[@]}" \
     go test "${pkgs[@]}" -count=1 -timeout "$timeout" || status=1
-  if [ "$p" = faults ]; then scripts/engines.sh stop scratch || status=1; fi
+  if [ "$p" = faults ]; then
+    # A create the provider could not undo (the engine died under it) is
+    # recorded tainted, as an error with a partial state; Terraform 1.14 to
+    # 1.16.4 write that object untainted and crash ("has status
+    # ObjectStatus(0), which cannot be saved in state"), so this test of it
+    # runs under the oldest Terraform. See the interruptions guide.
+    # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+    env $(scripts/engines.sh env scratch) TF_ACC=1 SANDBOX_TEST_PASS=faults SANDBOX_FAULTS=1 \
+      TF_ACC_TERRAFORM_PATH="${oldest:-$terraform}" \
+      go test ./internal/faults -v -run "^$pending_tests\$" -count=1 -timeout "$timeout" || status=1
+    scripts/engines.sh stop scratch || status=1
+  fi
   # The cluster's API server, etcd and kubelet would take the CPU the
   # passes after it need. A failed stop fails the pass, and the passes
   # after it still run.
