@@ -3,7 +3,6 @@ package containerresource
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/listing"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
@@ -95,30 +95,15 @@ func (l *List) List(ctx context.Context, req list.ListRequest, stream *list.List
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	stream.Results = func(push func(list.ListResult) bool) {
-		for i, c := range found {
-			if req.Limit > 0 && int64(i) >= req.Limit {
-				return
-			}
-			if !push(l.result(ctx, req, c)) {
-				return
-			}
-		}
-	}
+	stream.Results = listing.Stream(req, found, func(c engine.Sandbox) list.ListResult { return l.result(ctx, req, c) })
 }
 
 // listed are the provider's sandboxes the filters keep, by name.
 func (l *List) listed(ctx context.Context, cfg listModel) ([]engine.Sandbox, diag.Diagnostics) {
-	var labels map[string]string
-	if diags := cfg.Labels.ElementsAs(ctx, &labels, false); diags.HasError() {
+	labels, diags := listing.Labels(ctx, cfg.Labels, resourceType)
+	if diags.HasError() {
 		return nil, diags
 	}
-	// A null map reads as nil.
-	labels = maps.Clone(labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[engine.LabelResourceType] = resourceType
 	ids, err := l.Client.ManagedContainers(ctx, labels, cfg.NamePrefix.ValueString())
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(

@@ -3,7 +3,6 @@ package volumeresource
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/listing"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -80,22 +80,15 @@ func (l *List) List(ctx context.Context, req list.ListRequest, stream *list.List
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	stream.Results = func(push func(list.ListResult) bool) {
-		for i, v := range found {
-			if req.Limit > 0 && int64(i) >= req.Limit {
-				return
-			}
-			res := req.NewListResult(ctx)
-			res.DisplayName = v.Name
-			res.Diagnostics.Append(l.setIdentity(ctx, res.Identity, v.Name)...)
-			if req.IncludeResource {
-				res.Diagnostics.Append(values.SetResource(ctx, res.Resource, importedModel(v))...)
-			}
-			if !push(res) {
-				return
-			}
+	stream.Results = listing.Stream(req, found, func(v engine.Volume) list.ListResult {
+		res := req.NewListResult(ctx)
+		res.DisplayName = v.Name
+		res.Diagnostics.Append(l.setIdentity(ctx, res.Identity, v.Name)...)
+		if req.IncludeResource {
+			res.Diagnostics.Append(values.SetResource(ctx, res.Resource, importedModel(v))...)
 		}
-	}
+		return res
+	})
 }
 
 // listed are the proven volumes the filters keep, by name.
@@ -104,16 +97,10 @@ func (l *List) listed(ctx context.Context, req list.ListRequest) ([]engine.Volum
 	if diags := values.GetConfig(ctx, req.Config, &cfg); diags.HasError() {
 		return nil, diags
 	}
-	var labels map[string]string
-	if diags := cfg.Labels.ElementsAs(ctx, &labels, false); diags.HasError() {
+	labels, diags := listing.Labels(ctx, cfg.Labels, resourceType)
+	if diags.HasError() {
 		return nil, diags
 	}
-	// A null map reads as nil.
-	labels = maps.Clone(labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[engine.LabelResourceType] = resourceType
 	all, err := l.Client.ManagedVolumes(ctx, labels, cfg.NamePrefix.ValueString())
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list volumes", fmt.Sprintf(
