@@ -155,6 +155,21 @@ func (c *CLI) Try(args ...string) (string, error) {
 	return out.String(), err
 }
 
+// Query writes lists (list blocks) into the working directory's query
+// file and runs terraform query -generate-config-out, returning the
+// configuration it generated; it fails the test when the query fails or
+// writes none.
+func (c *CLI) Query(lists string) string {
+	c.t.Helper()
+	Write(c.t, filepath.Join(c.Dir, "find.tfquery.hcl"), lists)
+	out := c.Exact("query", "-generate-config-out=generated.tf", "-no-color")
+	generated, err := os.ReadFile(filepath.Join(c.Dir, "generated.tf"))
+	if err != nil {
+		c.t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
+	}
+	return string(generated)
+}
+
 // Running is a terraform command started in the background.
 type Running struct {
 	Cmd *exec.Cmd

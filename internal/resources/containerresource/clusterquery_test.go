@@ -1,8 +1,6 @@
 package containerresource_test
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -60,12 +58,12 @@ action "sandbox_exec" "greet" {
 	// The state is lost.
 	tf.SetConfig(provider)
 	tf.Exact("state", "rm", "sandbox_container.test", "sandbox_volume.work")
-	acctest.Write(t, filepath.Join(tf.Dir, "find.tfquery.hcl"), `
+	generated := tf.Query(`
 list "sandbox_container" "left" {
   provider         = sandbox
   include_resource = true
   config {
-    name_prefix = "`+name+`"
+    name_prefix = "` + name + `"
   }
 }
 
@@ -73,16 +71,11 @@ list "sandbox_volume" "volumes" {
   provider         = sandbox
   include_resource = true
   config {
-    name_prefix = "`+name+`"
+    name_prefix = "` + name + `"
   }
 }
 `)
-	out := tf.Exact("query", "-generate-config-out=generated.tf", "-no-color")
-	generated, err := os.ReadFile(filepath.Join(tf.Dir, "generated.tf"))
-	if err != nil {
-		t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
-	}
-	if got := regexp.MustCompile(`uid\s*=\s*"`+regexp.QuoteMeta(parts[2])+`"`).FindAllString(string(generated), -1); len(got) != 1 {
+	if got := regexp.MustCompile(`uid\s*=\s*"`+regexp.QuoteMeta(parts[2])+`"`).FindAllString(generated, -1); len(got) != 1 {
 		t.Fatalf("terraform query did not find the pod once by its identity:\n%s", generated)
 	}
 	tf.Run("apply", "-auto-approve")

@@ -2,8 +2,6 @@ package containerresource_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,22 +42,17 @@ func TestAccContainer_queryFindsWhatAKilledApplyLeft(t *testing.T) {
 	// A new directory, as after a lost state.
 	tf := acctest.NewCLI(t, "provider \"sandbox\" {}\n")
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
-	acctest.Write(t, filepath.Join(tf.Dir, "find.tfquery.hcl"), `
+	generated := tf.Query(`
 list "sandbox_container" "left" {
   provider         = sandbox
   include_resource = true
   config {
-    name_prefix = "`+name+`"
+    name_prefix = "` + name + `"
   }
 }
 `)
-	out := tf.Exact("query", "-generate-config-out=generated.tf", "-no-color")
-	generated, err := os.ReadFile(filepath.Join(tf.Dir, "generated.tf"))
-	if err != nil {
-		t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
-	}
 	t.Logf("generated:\n%s", generated)
-	found := regexp.MustCompile(`id\s*=\s*"([0-9a-f]{64})"`).FindAllStringSubmatch(string(generated), -1)
+	found := regexp.MustCompile(`id\s*=\s*"([0-9a-f]{64})"`).FindAllStringSubmatch(generated, -1)
 	var ids []string
 	for _, m := range found {
 		if !slices.Contains(ids, m[1]) {
@@ -70,7 +63,7 @@ list "sandbox_container" "left" {
 	if !slices.Equal(ids, left) {
 		t.Fatalf("terraform query found %v, want every sandbox the killed apply left, %v", ids, left)
 	}
-	if strings.Contains(string(generated), foreign) {
+	if strings.Contains(generated, foreign) {
 		t.Errorf("terraform query found the container run from a commit of a sandbox, %s", foreign)
 	}
 

@@ -3,7 +3,6 @@ package volumeresource_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,26 +45,21 @@ resource "sandbox_volume" "seeded" {
 	// The state is lost.
 	tf.SetConfig("")
 	tf.Exact("state", "rm", "sandbox_volume.plain", "sandbox_volume.seeded")
-	acctest.Write(t, filepath.Join(tf.Dir, "find.tfquery.hcl"), `
+	generated := tf.Query(`
 list "sandbox_volume" "left" {
   provider         = sandbox
   include_resource = true
   config {
-    name_prefix = "`+name+`"
+    name_prefix = "` + name + `"
   }
 }
 `)
-	out := tf.Exact("query", "-generate-config-out=generated.tf", "-no-color")
-	generated, err := os.ReadFile(filepath.Join(tf.Dir, "generated.tf"))
-	if err != nil {
-		t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
-	}
 	for _, want := range []string{name + "-plain", name + "-seeded"} {
-		if !strings.Contains(string(generated), `"`+want+`"`) {
+		if !strings.Contains(generated, `"`+want+`"`) {
 			t.Errorf("terraform query did not find %s:\n%s", want, generated)
 		}
 	}
-	if strings.Contains(string(generated), byHand) {
+	if strings.Contains(generated, byHand) {
 		t.Errorf("terraform query found the volume made by hand:\n%s", generated)
 	}
 	tf.Run("apply", "-auto-approve")
