@@ -56,6 +56,17 @@ func Set(ctx context.Context, dst *tfsdk.ResourceIdentity, attrs map[string]stri
 	return nil
 }
 
+// SetIfMissing writes the identity as Set does when dst holds none yet: a
+// state from before the resource had identities, or a CLI that keeps none
+// between runs (Terraform 1.11), whose Read and Update must still return
+// one. An identity once recorded never changes.
+func SetIfMissing(ctx context.Context, dst *tfsdk.ResourceIdentity, attrs map[string]string) diag.Diagnostics {
+	if !Missing(dst) {
+		return nil
+	}
+	return Set(ctx, dst, attrs)
+}
+
 // Missing reports whether src holds no identity yet: a state written
 // before the resource had one, or by a CLI without identities.
 func Missing(src *tfsdk.ResourceIdentity) bool {

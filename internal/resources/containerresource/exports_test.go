@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 )
 
 // What the external tests (package containerresource_test) need of the package.
@@ -55,7 +57,7 @@ func (r *legacyResourceV0) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)
 	// Version 0 had no identity, but embedding the resource gives it the
 	// identity schema, and the framework then requires an identity.
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(m.ID.ValueString()))...)
 }
 
 func (r *legacyResourceV0) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -77,7 +79,7 @@ func (r *legacyResourceV0) Read(ctx context.Context, req resource.ReadRequest, r
 	default:
 		resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)
 	}
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(m.ID.ValueString()))...)
 }
 
 func (r *legacyResourceV0) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -96,7 +98,7 @@ func (r *legacyResourceV0) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(m.ID.ValueString()))...)
 }
 
 func (r *legacyResourceV0) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -1,13 +1,11 @@
 package containerresource
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
@@ -30,12 +28,12 @@ func identitySchema() identityschema.Schema {
 	}}
 }
 
-// setIdentity records the identity of the sandbox with ID id.
-func (r *Resource) setIdentity(ctx context.Context, dst *tfsdk.ResourceIdentity, id string) diag.Diagnostics {
+// identityOf is the identity of the sandbox with ID id.
+func (r *Resource) identityOf(id string) map[string]string {
 	if _, pending := pendingToken(types.StringValue(id)); pending || id == "" {
-		return identity.Set(ctx, dst, map[string]string{identity.ID: id})
+		return map[string]string{identity.ID: id}
 	}
-	return identity.Set(ctx, dst, identity.FromEngine(r.Client.SandboxIdentity(id)))
+	return identity.FromEngine(r.Client.SandboxIdentity(id))
 }
 
 // importID is what an import names: its ID, or the sandbox its identity

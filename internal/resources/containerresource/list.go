@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/listing"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
@@ -133,7 +134,7 @@ func (l *List) listed(ctx context.Context, cfg listModel) ([]engine.Sandbox, dia
 func (l *List) result(ctx context.Context, req list.ListRequest, c engine.Sandbox) list.ListResult {
 	res := req.NewListResult(ctx)
 	res.DisplayName = strings.TrimPrefix(c.Name, "/")
-	res.Diagnostics.Append(l.setIdentity(ctx, res.Identity, c.ID)...)
+	res.Diagnostics.Append(identity.Set(ctx, res.Identity, l.identityOf(c.ID))...)
 	if !req.IncludeResource {
 		return res
 	}

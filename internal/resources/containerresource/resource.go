@@ -113,7 +113,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
 	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, mainProcess{})...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.ID.ValueString())...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(plan.ID.ValueString()))...)
 }
 
 // Read refreshes the state from the engine, by ID. A container that is gone
@@ -135,9 +135,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	// A state from before identities gets one, from the ID it holds; an
 	// identity once recorded stays (a pending ID's too, until the sandbox
 	// is replaced).
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state.ID.ValueString())...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, r.identityOf(state.ID.ValueString()))...)
 	prior, priorSeen := state, seen
 	found, diags := r.refresh(ctx, &state, defaults, &seen)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
@@ -176,9 +174,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 	// A CLI without identities (Terraform 1.11) keeps none between runs.
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.ID.ValueString())...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, r.identityOf(plan.ID.ValueString()))...)
 }
 
 // Delete stops the container with its grace period, then force-removes it,
@@ -223,7 +219,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	}
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, defaults)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, m)...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, m.ID.ValueString())...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(m.ID.ValueString()))...)
 }
 
 // UpgradeState upgrades states written by earlier schema versions.

@@ -152,10 +152,7 @@ func (a *Action) Invoke(ctx context.Context, req action.InvokeRequest, resp *act
 		// The output is shown as the resource records it, but for the
 		// values of env and env_wo, which are secrets (errors also hide
 		// the arguments).
-		var envSecrets values.Secrets
-		var env map[string]string
-		_ = m.Env.ElementsAs(ctx, &env, false)
-		envSecrets.Add(slices.Collect(maps.Values(env))...)
+		envSecrets := m.envSecrets(ctx)
 		envSecrets.Add(slices.Collect(maps.Values(secretEnv))...)
 		spec.Lines = func(stream, line string) {
 			resp.SendProgress(action.InvokeProgressEvent{Message: envSecrets.Redact(stream + ": " + line)})

@@ -153,15 +153,21 @@ func (c *commandModel) prepared(ctx context.Context, client engine.Engine, what 
 // secrets are the values no message may show: those of env, which is
 // sensitive, and the command's arguments, any of which may be.
 func (c commandModel) secrets(ctx context.Context) values.Secrets {
-	var secrets values.Secrets
-	var env map[string]string
-	_ = c.Env.ElementsAs(ctx, &env, false)
-	secrets.Add(slices.Collect(maps.Values(env))...)
+	secrets := c.envSecrets(ctx)
 	var cmd []string
 	_ = c.Command.ElementsAs(ctx, &cmd, false)
 	if len(cmd) > 1 {
 		secrets.Add(cmd[1:]...)
 	}
+	return secrets
+}
+
+// envSecrets are the values of env.
+func (c commandModel) envSecrets(ctx context.Context) values.Secrets {
+	var secrets values.Secrets
+	var env map[string]string
+	_ = c.Env.ElementsAs(ctx, &env, false)
+	secrets.Add(slices.Collect(maps.Values(env))...)
 	return secrets
 }
 

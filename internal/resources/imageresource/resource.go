@@ -104,9 +104,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	// A state from before identities gets one.
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.ID: state.ID.ValueString()})...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, map[string]string{identity.ID: state.ID.ValueString()})...)
 	found, diags := r.refresh(ctx, &state)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
@@ -135,9 +133,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	plan.Tagged = types.BoolValue(true)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 	// A CLI without identities (Terraform 1.11) keeps none between runs.
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.ID: plan.ID.ValueString()})...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, map[string]string{identity.ID: plan.ID.ValueString()})...)
 }
 
 // Delete removes the image's tag, and the image with it unless another

@@ -79,9 +79,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	file := state.File.ValueString()
 	// A state from before identities gets one.
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.File: file})...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, map[string]string{identity.File: file})...)
 	disk, err := readArchive(file)
 	switch {
 	case err != nil:
@@ -114,9 +112,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 	// A CLI without identities (Terraform 1.11) keeps none between runs.
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.File: plan.File.ValueString()})...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, map[string]string{identity.File: plan.File.ValueString()})...)
 }
 
 // Delete removes the archive, unless keep_on_destroy, and only the one

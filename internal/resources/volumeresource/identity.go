@@ -1,13 +1,11 @@
 package volumeresource
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 )
@@ -23,9 +21,9 @@ func identitySchema() identityschema.Schema {
 	}}
 }
 
-// setIdentity records the identity of the volume named name.
-func (r *Resource) setIdentity(ctx context.Context, dst *tfsdk.ResourceIdentity, name string) diag.Diagnostics {
-	return identity.Set(ctx, dst, identity.FromEngine(r.Client.VolumeIdentity(name)))
+// identityOf is the identity of the volume named name.
+func (r *Resource) identityOf(name string) map[string]string {
+	return identity.FromEngine(r.Client.VolumeIdentity(name))
 }
 
 // importName is the volume an import names: its ID, or its identity's.

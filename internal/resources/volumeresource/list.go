@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/listing"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
@@ -83,7 +84,7 @@ func (l *List) List(ctx context.Context, req list.ListRequest, stream *list.List
 	stream.Results = listing.Stream(req, found, func(v engine.Volume) list.ListResult {
 		res := req.NewListResult(ctx)
 		res.DisplayName = v.Name
-		res.Diagnostics.Append(l.setIdentity(ctx, res.Identity, v.Name)...)
+		res.Diagnostics.Append(identity.Set(ctx, res.Identity, l.identityOf(v.Name))...)
 		if req.IncludeResource {
 			res.Diagnostics.Append(values.SetResource(ctx, res.Resource, importedModel(v))...)
 		}

@@ -72,7 +72,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	// replaces it.
 	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.Name.ValueString())...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(plan.Name.ValueString()))...)
 }
 
 // Read checks, by name, that the volume the state recorded is still on the
@@ -89,9 +89,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	// A state from before identities gets one.
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, state.Name.ValueString())...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, r.identityOf(state.Name.ValueString()))...)
 	found, diags := r.refresh(ctx, &state, tokens.create)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
@@ -121,9 +119,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 	// A CLI without identities (Terraform 1.11) keeps none between runs.
-	if identity.Missing(resp.Identity) {
-		resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, plan.Name.ValueString())...)
-	}
+	resp.Diagnostics.Append(identity.SetIfMissing(ctx, resp.Identity, r.identityOf(plan.Name.ValueString()))...)
 }
 
 // Delete removes the volume, and its data with it; with keep_on_destroy it
@@ -157,7 +153,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	}
 	resp.Diagnostics.Append(writeTokens(ctx, resp.Private, tokens)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, m)...)
-	resp.Diagnostics.Append(r.setIdentity(ctx, resp.Identity, name)...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(name))...)
 }
 
 // UpgradeState upgrades states written by earlier schema versions.
