@@ -70,8 +70,12 @@ func ShortID(id string) string {
 //   - an image: the builder records the labels a build adds as the
 //     image's newest history entries. An image the provider built has, among
 //     them, the label that sets a build token (LabelBuildToken) fresh for
-//     that build; a child image or a commit has newer entries of its own
-//     (a child that adds nothing but labels passes, a gap the docs name).
+//     that build, and a label (LabelBuildLabels) that lists every label
+//     the build set. Those entries must be the newest, each key set once:
+//     a child image or a commit has newer entries of its own, and a child
+//     that adds nothing but labels sets a key outside the list, or one of
+//     them a second time. (Images built before LabelBuildLabels existed
+//     get the older proof, which such a child passes.)
 //   - a container: the create token (LabelCreateToken) is fresh for each
 //     create and set on the container, never on an image. A container whose
 //     image carries the same token inherited it.
@@ -82,6 +86,11 @@ func ShortID(id string) string {
 
 // LabelBuildToken carries a token unique to one build by the provider.
 const LabelBuildToken = LabelPrefix + "build-token"
+
+// LabelBuildLabels lists, on an image the provider built, the keys of the
+// labels its build set (itself and the build token among them), as a JSON
+// array.
+const LabelBuildLabels = LabelPrefix + "build-labels"
 
 // LabelHelperVolume names, on a helper the provider makes to copy into or
 // out of a volume, the volume it copies: a helper left behind says whose

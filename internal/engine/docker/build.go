@@ -38,6 +38,7 @@ func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf fun
 		spec.Labels = map[string]string{}
 	}
 	spec.Labels[engine.LabelBuildToken] = engine.NewCreateToken()
+	spec.Labels[engine.LabelBuildLabels] = buildLabelKeys(spec.Labels)
 	resp, err := c.api.ImageBuild(ctx, spec.Context, buildOptions(spec))
 	if err != nil {
 		return "", err

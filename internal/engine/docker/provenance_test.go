@@ -2,9 +2,13 @@ package docker
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/docker/docker/api/types/image"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // An image the provider built ends with its build's labels, the build
@@ -43,6 +47,61 @@ func TestNewestEntrySets(t *testing.T) {
 				t.Errorf("newestEntrySets = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// An image that lists its build's labels passes only when its newest
+// entries set exactly those, each once: a child that adds only labels, or
+// sets one of them again, does not.
+func TestNewestEntriesSetExactly(t *testing.T) {
+	const token = "0123abcd"
+	listed := buildLabelKeys(map[string]string{engine.LabelBuildToken: token, engine.LabelManagedBy: "x", "team": "a b"})
+	entries := func(by ...string) []image.HistoryResponseItem {
+		var h []image.HistoryResponseItem
+		for _, b := range by {
+			h = append(h, image.HistoryResponseItem{CreatedBy: b})
+		}
+		return h
+	}
+	docker := []string{
+		"/bin/sh -c #(nop)  LABEL team=a b",
+		"/bin/sh -c #(nop)  LABEL " + engine.LabelBuildToken + "=" + token,
+		"/bin/sh -c #(nop)  LABEL " + engine.LabelBuildLabels + "=" + listed,
+		"/bin/sh -c #(nop)  LABEL " + engine.LabelManagedBy + "=x",
+		"/bin/sh -c #(nop)  LABEL from.the.dockerfile=1",
+		"/bin/sh -c true",
+	}
+	podman := []string{
+		`/bin/sh -c #(nop) LABEL "` + engine.LabelManagedBy + `"="x"`,
+		`/bin/sh -c #(nop) LABEL "` + engine.LabelBuildToken + `"="` + token + `"`,
+		`/bin/sh -c #(nop) LABEL "team"="a b"`,
+		`/bin/sh -c #(nop) LABEL "` + engine.LabelBuildLabels + `"=` + strconv.Quote(listed),
+		"/bin/sh -c true",
+	}
+	tests := map[string]struct {
+		history []image.HistoryResponseItem
+		want    bool
+	}{
+		"Docker's classic builder":          {entries(docker...), true},
+		"Podman, one entry a label":         {entries(podman...), true},
+		"one entry for all the labels":      {entries(`/bin/sh -c #(nop) LABEL "team"="a b" "`+engine.LabelBuildToken+`"="`+token+`" "`+engine.LabelManagedBy+`"="x" "`+engine.LabelBuildLabels+`"=`+strconv.Quote(listed), "/bin/sh -c true"), true},
+		"a child adding a label":            {entries(append([]string{"/bin/sh -c #(nop)  LABEL other=1"}, docker...)...), false},
+		"a child setting one again":         {entries(append([]string{"/bin/sh -c #(nop)  LABEL team=evil"}, docker...)...), false},
+		"a child adding a label, on Podman": {entries(append([]string{"/bin/sh -c #(nop) LABEL other=1"}, podman...)...), false},
+		"a child with a step":               {entries(append([]string{"/bin/sh -c echo more"}, docker...)...), false},
+		"another build's token":             {entries(strings.Split(strings.ReplaceAll(strings.Join(docker, "\n"), token, "ffff"), "\n")...), false},
+		"a label missing":                   {entries(docker[1:]...), false},
+		"no history":                        {nil, false},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := newestEntriesSetExactly(tt.history, listed, token); got != tt.want {
+				t.Errorf("newestEntriesSetExactly = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if newestEntriesSetExactly(entries(docker...), `not json`, token) {
+		t.Error("an unreadable list of labels passed")
 	}
 }
 
