@@ -157,17 +157,17 @@ func (c *CLI) Try(args ...string) (string, error) {
 
 // Query writes lists (list blocks) into the working directory's query
 // file and runs terraform query -generate-config-out, returning the
-// configuration it generated; it fails the test when the query fails or
-// writes none.
-func (c *CLI) Query(lists string) string {
+// configuration it generated and what it printed; it fails the test when
+// the query fails or writes none.
+func (c *CLI) Query(lists string) (generated, out string) {
 	c.t.Helper()
 	Write(c.t, filepath.Join(c.Dir, "find.tfquery.hcl"), lists)
-	out := c.Exact("query", "-generate-config-out=generated.tf", "-no-color")
-	generated, err := os.ReadFile(filepath.Join(c.Dir, "generated.tf"))
+	out = c.Exact("query", "-generate-config-out=generated.tf", "-no-color")
+	file, err := os.ReadFile(filepath.Join(c.Dir, "generated.tf"))
 	if err != nil {
 		c.t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
 	}
-	return string(generated)
+	return string(file), out
 }
 
 // Running is a terraform command started in the background.

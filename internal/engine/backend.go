@@ -148,7 +148,7 @@ type Images interface {
 	TagImageID(ctx context.Context, ref string) (string, error)
 	RemoveImage(ctx context.Context, ref string) error
 	RemoveLeftBuilds(ctx context.Context, key, value string) error
-	ImagesLabelled(ctx context.Context, key, value string) ([]string, error)
+	ImagesLabelled(ctx context.Context, labels map[string]string) ([]string, error)
 	ContainersUsingImage(ctx context.Context, id string) ([]string, error)
 	BuiltByProvider(ctx context.Context, img Image) (bool, error)
 }

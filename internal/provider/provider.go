@@ -265,7 +265,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 
 // ListResources lists the provider's list resources, for terraform query.
 func (p *sandboxProvider) ListResources(_ context.Context) []func() list.ListResource {
-	return []func() list.ListResource{containerresource.NewList, volumeresource.NewList}
+	return []func() list.ListResource{containerresource.NewList, volumeresource.NewList, imageresource.NewList}
 }
 
 // Actions lists the provider's actions.

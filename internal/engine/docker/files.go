@@ -72,10 +72,14 @@ func writeFiles(tw *tar.Writer, dir string, files []engine.File) error {
 	return nil
 }
 
-// ImagesLabelled returns the IDs of the images that carry the label
-// key=value.
-func (c *Client) ImagesLabelled(ctx context.Context, key, value string) ([]string, error) {
-	list, err := c.listImages(ctx, image.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", key+"="+value))})
+// ImagesLabelled returns the IDs of the images that carry every one of
+// labels, filtered by the engine.
+func (c *Client) ImagesLabelled(ctx context.Context, labels map[string]string) ([]string, error) {
+	args := filters.NewArgs()
+	for k, v := range labels {
+		args.Add("label", k+"="+v)
+	}
+	list, err := c.listImages(ctx, image.ListOptions{All: true, Filters: args})
 	ids := make([]string, 0, len(list))
 	for _, img := range list {
 		ids = append(ids, img.ID)

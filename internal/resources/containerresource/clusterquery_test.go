@@ -58,7 +58,7 @@ action "sandbox_exec" "greet" {
 	// The state is lost.
 	tf.SetConfig(provider)
 	tf.Exact("state", "rm", "sandbox_container.test", "sandbox_volume.work")
-	generated := tf.Query(`
+	generated, out := tf.Query(`
 list "sandbox_container" "left" {
   provider         = sandbox
   include_resource = true
@@ -74,7 +74,17 @@ list "sandbox_volume" "volumes" {
     name_prefix = "` + name + `"
   }
 }
+
+list "sandbox_image" "images" {
+  provider         = sandbox
+  include_resource = true
+}
 `)
+	// A cluster has no images of the provider's: the image list says so
+	// and lists nothing, and the others are listed all the same.
+	if !strings.Contains(acctest.Flatten(out), "No images on a cluster") || strings.Contains(generated, "sandbox_image") {
+		t.Errorf("the image list on the cluster did not say it has nothing to list:\n%s\n%s", out, generated)
+	}
 	if got := regexp.MustCompile(`uid\s*=\s*"`+regexp.QuoteMeta(parts[2])+`"`).FindAllString(generated, -1); len(got) != 1 {
 		t.Fatalf("terraform query did not find the pod once by its identity:\n%s", generated)
 	}

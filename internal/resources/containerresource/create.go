@@ -117,7 +117,7 @@ func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerS
 	images, err := base.Ability[engine.Images](r.Client, "building an image")
 	derived := ""
 	if err == nil {
-		if stale, err := images.ImagesLabelled(ctx, labelDerivedFor, spec.Name); err == nil {
+		if stale, err := images.ImagesLabelled(ctx, map[string]string{labelDerivedFor: spec.Name}); err == nil {
 			for _, id := range stale {
 				_ = r.removeIfDerived(ctx, id) // best effort: the create goes on
 			}

@@ -78,7 +78,7 @@ func (r *Resource) removeByToken(ctx context.Context, token string) error {
 	if r.images == nil {
 		return nil // a cluster: no image is derived there
 	}
-	images, err := r.images.ImagesLabelled(ctx, labelDerivedToken, token)
+	images, err := r.images.ImagesLabelled(ctx, map[string]string{labelDerivedToken: token})
 	if err != nil {
 		return err
 	}

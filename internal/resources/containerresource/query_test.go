@@ -42,7 +42,7 @@ func TestAccContainer_queryFindsWhatAKilledApplyLeft(t *testing.T) {
 	// A new directory, as after a lost state.
 	tf := acctest.NewCLI(t, "provider \"sandbox\" {}\n")
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
-	generated := tf.Query(`
+	generated, _ := tf.Query(`
 list "sandbox_container" "left" {
   provider         = sandbox
   include_resource = true

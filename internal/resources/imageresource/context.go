@@ -66,7 +66,8 @@ func buildAttributes() map[string]schema.Attribute {
 		},
 		"build_args": schema.MapAttribute{
 			MarkdownDescription: "Values of the Dockerfile's `ARG`s, by name. They are recorded in the image's " +
-				"history, so they are not for secrets. Changing them forces a rebuild.",
+				"history and in its build record (label `" + labelBuild + "`, which an import reads), so they are not for " +
+				"secrets. Changing them forces a rebuild.",
 			ElementType:   types.StringType,
 			Optional:      true,
 			Validators:    []validator.Map{mapvalidator.SizeAtLeast(1)},

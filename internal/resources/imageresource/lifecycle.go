@@ -62,10 +62,7 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	// What an earlier build of this configuration, cut off, left behind.
 	_ = r.images.RemoveLeftBuilds(ctx, labelOwner, owner) // best effort: the build goes on
 
-	labels := m.inputs().labels
-	maps.Copy(labels, engine.OwnershipLabels(resourceType))
-	labels[labelContextDigest] = sum
-	labels[labelOwner] = owner
+	labels := m.imageLabels(sum)
 	tarball, w := io.Pipe()
 	go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
 	defer func() { _ = tarball.Close() }()
@@ -86,6 +83,18 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	m.ID, m.ImageID, m.ContextDigest = types.StringValue(id), types.StringValue(id), types.StringValue(sum)
 	m.Tagged = types.BoolValue(true)
 	return diags
+}
+
+// imageLabels are the labels a build of m whose context digest is sum
+// puts on the image: the configured ones, and the provider's (its
+// ownership, the digest, the owner and the build record).
+func (m resourceModel) imageLabels(sum string) map[string]string {
+	labels := m.inputs().labels
+	maps.Copy(labels, engine.OwnershipLabels(resourceType))
+	labels[labelContextDigest] = sum
+	labels[labelOwner] = m.owner()
+	labels[labelBuild] = m.record()
+	return labels
 }
 
 // checkNameFree refuses a name that tags an image this resource did not
@@ -240,4 +249,54 @@ func (r *Resource) retag(ctx context.Context, m resourceModel) diag.Diagnostics 
 			engine.ShortID(id), name, r.Client.Endpoint(), engine.Brief(err)))
 	}
 	return diags
+}
+
+// provenImage inspects ref and says whether a sandbox_image of this
+// provider built it (BuiltByProvider, and this resource type's label):
+// labels an image inherited prove nothing.
+func (r *Resource) provenImage(ctx context.Context, ref string) (engine.Image, bool, error) {
+	img, err := r.images.InspectImage(ctx, ref)
+	if err != nil {
+		return img, false, err
+	}
+	if img.Config == nil || img.Config.Labels[engine.LabelResourceType] != resourceType {
+		return img, false, nil
+	}
+	built, err := r.images.BuiltByProvider(ctx, img)
+	return img, built, err
+}
+
+// importImage is the state an import of ref (an image ID or name) gives:
+// only an image a sandbox_image built, and kept its build record on.
+func (r *Resource) importImage(ctx context.Context, ref string) (resourceModel, diag.Diagnostics) {
+	diags := r.needsImages()
+	if diags.HasError() {
+		return resourceModel{}, diags
+	}
+	img, proven, err := r.provenImage(ctx, ref)
+	switch {
+	case engine.IsNotFound(err):
+		diags.AddError("Cannot import image", fmt.Sprintf("No image %s is on the Docker engine at %s. Give "+
+			"the ID of an image a sandbox_image built (docker image ls --no-trunc), or its name.", ref, r.Client.Endpoint()))
+		return resourceModel{}, diags
+	case err != nil:
+		diags.AddError("Cannot import image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s",
+			ref, r.Client.Endpoint(), engine.Brief(err)))
+		return resourceModel{}, diags
+	case !proven:
+		diags.AddError("Cannot import image", fmt.Sprintf("Image %s (%s) on the Docker engine at %s was not "+
+			"built by a sandbox_image of this provider: it was built by hand or by another tool, or it inherited "+
+			"the provider's labels (built FROM such an image, or committed from a container). The provider "+
+			"adopts only images it can prove it built.", ref, engine.ShortID(img.ID), r.Client.Endpoint()))
+		return resourceModel{}, diags
+	}
+	m, err := importedModel(img)
+	if err != nil {
+		diags.AddError("Cannot import image", fmt.Sprintf("Image %s (%s) on the Docker engine at %s cannot be "+
+			"imported: %v. Apply a sandbox_image configuration to build it again, and remove this image "+
+			"(docker -H %s rmi %s) if nothing uses it.", ref, engine.ShortID(img.ID), r.Client.Endpoint(), err,
+			r.Client.Endpoint(), engine.ShortID(img.ID)))
+		return resourceModel{}, diags
+	}
+	return m, diags
 }

@@ -22,27 +22,31 @@ import (
 )
 
 // buildByHand builds, as a user would with docker build, an image FROM
-// base with one step of its own, tagged tag.
-func buildByHand(ctx context.Context, api *client.Client, base, tag string) error {
+// base with one step of its own, tagged tag, and returns its ID.
+func buildByHand(ctx context.Context, api *client.Client, base, step, tag string) (string, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	dockerfile := []byte(fmt.Sprintf("FROM %s\nRUN touch /by-hand\n", base))
+	dockerfile := []byte(fmt.Sprintf("FROM %s\n%s\n", base, step))
 	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))}); err != nil {
-		return err
+		return "", err
 	}
 	if _, err := tw.Write(dockerfile); err != nil {
-		return err
+		return "", err
 	}
 	if err := tw.Close(); err != nil {
-		return err
+		return "", err
 	}
 	resp, err := api.ImageBuild(ctx, &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, Version: build.BuilderV1})
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer func() { _ = resp.Body.Close() }()
 	_, err = io.Copy(io.Discard, resp.Body)
-	return err
+	_ = resp.Body.Close()
+	if err != nil {
+		return "", err
+	}
+	img, err := api.ImageInspect(ctx, tag)
+	return img.ID, err
 }
 
 // An image built by hand FROM a sandbox_image carries the provider's labels,
@@ -64,11 +68,8 @@ func TestAccImage_inheritedLabelsDoNotMakeATagOurs(t *testing.T) {
 		Config: base,
 	}, {
 		PreConfig: acctest.OutOfBand(t, func(ctx context.Context, api *client.Client) error {
-			if err := buildByHand(ctx, api, name+"-base:1", handTag); err != nil {
-				return err
-			}
-			img, err := api.ImageInspect(ctx, handTag)
-			handID = img.ID
+			var err error
+			handID, err = buildByHand(ctx, api, name+"-base:1", "RUN touch /by-hand", handTag)
 			return err
 		}),
 		Config:      app,

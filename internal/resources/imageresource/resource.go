@@ -25,6 +25,7 @@ var (
 	_ resource.ResourceWithUpgradeState = &Resource{}
 	_ resource.ResourceWithModifyPlan   = &Resource{}
 	_ resource.ResourceWithIdentity     = &Resource{}
+	_ resource.ResourceWithImportState  = &Resource{}
 )
 
 // resourceType is the resource's type name, also stamped on what it builds.
@@ -154,6 +155,26 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp.Diagnostics.Append(r.remove(ctx, state)...)
+}
+
+// ImportState takes an image by ID or name, or by its identity: only one
+// that a sandbox_image of this provider built, whose configuration it
+// records (record.go).
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref := req.ID
+	if ref == "" {
+		attrs, diags := identity.Get(req.Identity)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+		ref = attrs[identity.ID]
+	}
+	m, diags := r.importImage(ctx, ref)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, m)...)
+	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.ID: m.ID.ValueString()})...)
 }
 
 // UpgradeState upgrades states written by earlier schema versions.

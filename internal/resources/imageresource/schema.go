@@ -32,7 +32,8 @@ func resourceSchema(ctx context.Context) schema.Schema {
 			"No registry is needed: `FROM` an image already on the engine builds offline. The plan rebuilds it " +
 			"when a file of the context changes and when the image is removed behind Terraform's back, and puts " +
 			"its tag back when someone moves it to another image. Give `image_id` to `sandbox_container.image`, so that a " +
-			"rebuilt image replaces the sandboxes that run it.",
+			"rebuilt image replaces the sandboxes that run it. An image it built can be imported, and found with " +
+			"`terraform query`: the image records the configuration it was built from.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The image's ID, as `image_id`.",

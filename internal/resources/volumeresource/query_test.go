@@ -45,7 +45,7 @@ resource "sandbox_volume" "seeded" {
 	// The state is lost.
 	tf.SetConfig("")
 	tf.Exact("state", "rm", "sandbox_volume.plain", "sandbox_volume.seeded")
-	generated := tf.Query(`
+	generated, _ := tf.Query(`
 list "sandbox_volume" "left" {
   provider         = sandbox
   include_resource = true
