@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/cli"
 )
 
 // CLI runs the real terraform CLI against the provider binary built from
@@ -168,6 +169,18 @@ func (c *CLI) Query(lists string) (generated, out string) {
 		c.t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
 	}
 	return string(file), out
+}
+
+// Version is the CLI's version, as the provider learns it.
+func (c *CLI) Version() cli.CLI {
+	c.t.Helper()
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(c.Exact("version", "-json")), &v); err != nil {
+		c.t.Fatalf("reading terraform version -json: %v", err)
+	}
+	return cli.New(v.Version)
 }
 
 // Running is a terraform command started in the background.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
@@ -84,7 +86,11 @@ func restartEngine(t *testing.T) {
 // once, isolated and running, and no container of the provider's is outside
 // the state. The engine is killed while the first creates are under way,
 // and again once some sandboxes were made (the engine restarts them
-// stopped).
+// stopped). A create the provider could not undo is recorded tainted, and
+// the next apply replaces it; under a CLI that cannot save a failed
+// create (Terraform 1.14 and later) it is not recorded, Terraform still
+// writes its state, and the error gives the command that removes what the
+// create left, which is run here as a user would.
 func TestEngineKilledDuringApplyConverges(t *testing.T) {
 	requireFaults(t)
 	for _, killAfter := range []string{"Creating...", "Creation complete"} {
@@ -94,19 +100,43 @@ func TestEngineKilledDuringApplyConverges(t *testing.T) {
 	}
 }
 
+// leftByHand is the command that an error of a create the provider could
+// not undo, under a CLI that cannot record it, gives to remove what it left.
+var leftByHand = regexp.MustCompile(`docker -H \S+ ps -aq --filter label=` + regexp.QuoteMeta(engine.LabelCreateToken) +
+	`=[0-9a-f]{32} \| xargs -r docker -H \S+ rm -f`)
+
 func killDuringApply(t *testing.T, killAfter string) {
 	const count = 8
 	name := acctest.Name(t)
 	tf := acctest.NewCLI(t, acctest.CountConfig(name, count))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tfCLI := tf.Version()
 
 	apply := tf.Start("apply", "-auto-approve")
 	apply.WaitFor(t, killAfter, time.Minute)
 	time.Sleep(200 * time.Millisecond)
 	killEngine(t)
 	out, err := apply.Wait(3 * time.Minute)
-	t.Logf("apply while the engine was killed (%v):\n%s", err, out)
+	t.Logf("apply under %s while the engine was killed (%v):\n%s", tfCLI, err, out)
+	flat := acctest.Flatten(out)
+	if strings.Contains(flat, "Failed to serialize") {
+		t.Fatalf("terraform could not write its state after the killed apply:\n%s", out)
+	}
+	commands := leftByHand.FindAllString(flat, -1)
+	if undone := strings.Count(flat, "Cannot remove what the failed create left"); undone > 0 {
+		recorded := strings.Count(flat, "is recorded in the state as tainted")
+		if tfCLI.SavesFailedCreates() && recorded != undone || !tfCLI.SavesFailedCreates() && len(commands) != undone {
+			t.Errorf("%d creates could not be undone; %d were recorded tainted and %d gave the command that removes "+
+				"what they left, under %s", undone, recorded, len(commands), tfCLI)
+		}
+		t.Logf("%d creates could not be undone", undone)
+	}
 	restartEngine(t)
+	for _, command := range commands {
+		if out, err := exec.Command("sh", "-c", command).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", command, err, out)
+		}
+	}
 
 	tf.Run("apply", "-auto-approve")
 	ids := tf.ExpectOnlyStateContainers(name)

@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/kube"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/cli"
 )
 
 // The provider's kubernetes argument: sandboxes as pods on a cluster
@@ -87,7 +89,7 @@ func clusterAttribute() schema.Attribute {
 
 // configureCluster builds the cluster client, checks that the cluster
 // answers and has the RuntimeClass, and hands the client to resources.
-func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerModel, resp *provider.ConfigureResponse) {
+func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerModel, tf cli.CLI, resp *provider.ConfigureResponse) {
 	var m clusterModel
 	resp.Diagnostics.Append(cfg.Kubernetes.As(ctx, &m, basetypes.ObjectAsOptions{})...)
 	if resp.Diagnostics.HasError() {
@@ -122,9 +124,10 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 				"policies and secrets in namespace %s.", err, client.Namespace()))
 		return
 	}
-	resp.ResourceData = client
-	resp.DataSourceData = client
-	resp.EphemeralResourceData = client
-	resp.ListResourceData = client
-	resp.ActionData = client
+	data := base.ProviderData{Engine: client, CLI: tf}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+	resp.EphemeralResourceData = data
+	resp.ListResourceData = data
+	resp.ActionData = data
 }

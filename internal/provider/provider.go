@@ -24,6 +24,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/cli"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containerresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/containersdatasource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/execresource"
@@ -181,7 +183,7 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 	if !cfg.Kubernetes.IsNull() {
-		p.configureCluster(ctx, cfg, resp)
+		p.configureCluster(ctx, cfg, cli.New(req.TerraformVersion), resp)
 		return
 	}
 	engineCfg, diags := cfg.engineConfig(ctx)
@@ -207,11 +209,12 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 
 	// The engine answered, so it has said whether it is Docker or Podman.
 	backend := client.Backend(pingCtx)
-	resp.ResourceData = backend
-	resp.DataSourceData = backend
-	resp.EphemeralResourceData = backend
-	resp.ListResourceData = backend
-	resp.ActionData = backend
+	data := base.ProviderData{Engine: backend, CLI: cli.New(req.TerraformVersion)}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+	resp.EphemeralResourceData = data
+	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 // settings are the provider block's attributes by name.

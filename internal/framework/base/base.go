@@ -1,6 +1,7 @@
 // Package base is what every resource, data source, ephemeral resource and action
 // of the provider embeds: the engine client the provider built in its own
-// Configure, handed to each of them by theirs. A resource's methods reach
+// Configure (and, for resources, what it knows of the CLI), handed to each
+// of them by theirs. A resource's methods reach
 // the engine through Client; before the provider is configured (validation
 // without a provider block) Client is nil.
 package base
@@ -17,16 +18,27 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/cli"
 )
+
+// ProviderData is what the provider's Configure hands every resource,
+// data source, ephemeral resource, list resource and action.
+type ProviderData struct {
+	Engine engine.Engine
+	CLI    cli.CLI // the CLI that configured the provider
+}
 
 // Resource is embedded by every managed resource.
 type Resource struct {
 	Client engine.Engine
+	// CLI is the CLI that runs the provider, for what it cannot do.
+	CLI cli.CLI
 }
 
-// Configure takes the provider's engine client.
+// Configure takes the provider's engine client and what it knows of the CLI.
 func (b *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+	data := fromProviderData(req.ProviderData, &resp.Diagnostics)
+	b.Client, b.CLI = data.Engine, data.CLI
 }
 
 // DataSource is embedded by every data source.
@@ -36,7 +48,7 @@ type DataSource struct {
 
 // Configure takes the provider's engine client.
 func (b *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics).Engine
 }
 
 // EphemeralResource is embedded by every ephemeral resource.
@@ -46,7 +58,7 @@ type EphemeralResource struct {
 
 // Configure takes the provider's engine client.
 func (b *EphemeralResource) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics).Engine
 }
 
 // Action is embedded by every action.
@@ -56,22 +68,21 @@ type Action struct {
 
 // Configure takes the provider's engine client.
 func (b *Action) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics)
+	b.Client = fromProviderData(req.ProviderData, &resp.Diagnostics).Engine
 }
 
-// fromProviderData is the client the provider hands over: nil before the
+// fromProviderData is what the provider hands over: empty before the
 // provider is configured.
-func fromProviderData(data any, diags *diag.Diagnostics) engine.Engine {
+func fromProviderData(data any, diags *diag.Diagnostics) ProviderData {
 	if data == nil {
-		return nil
+		return ProviderData{}
 	}
-	client, ok := data.(engine.Engine)
+	pd, ok := data.(ProviderData)
 	if !ok {
 		diags.AddError("Unexpected provider data", fmt.Sprintf(
-			"Expected engine.Engine, got %T. This is a bug in the provider: please report it.", data))
-		return nil
+			"Expected base.ProviderData, got %T. This is a bug in the provider: please report it.", data))
 	}
-	return client
+	return pd
 }
 
 // Requires refuses a resource or data source that needs an ability A

@@ -231,7 +231,7 @@ func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token strin
 		return nil
 	}
 	m.ID = types.StringValue(pendingPrefix + token)
-	return diag.Diagnostics{undoFailedDiagnostic(r.Client, token, err)}
+	return diag.Diagnostics{undoFailedDiagnostic(r.Client, r.CLI, token, err)}
 }
 
 // nameHolder inspects the container that holds a name, to say whose it is.

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/cli"
 )
 
 // Each diagnostic the resource gives in more than one place is built here,
@@ -65,14 +66,24 @@ func (r *Resource) nameConflictDiagnostic(holder *engine.Sandbox, name string, e
 }
 
 // undoFailedDiagnostic says that what a failed create left could not be
-// removed, that the next apply will, and how to remove it by hand.
-func undoFailedDiagnostic(client engine.Engine, token string, err error) diag.Diagnostic {
+// removed, that the next apply will (or, under a CLI that cannot record
+// it, that it is not recorded and how to find it), and how to remove it by
+// hand.
+func undoFailedDiagnostic(client engine.Engine, tf cli.CLI, token string, err error) diag.Diagnostic {
+	byHand := client.ByHand().RemoveLabelled(engine.LabelCreateToken, token)
+	next := fmt.Sprintf("The sandbox is recorded in the state as tainted, so the next apply removes that container, "+
+		"found by its label %s=%s, and creates the sandbox again. To remove it by hand instead:\n\n  %s",
+		engine.LabelCreateToken, token, byHand)
+	if !tf.SavesFailedCreates() {
+		next = fmt.Sprintf("%s cannot record a failed create in its state (a Terraform bug from 1.14 on: it "+
+			"would fail to write the whole state), so the sandbox is not recorded, and the next apply finds its "+
+			"name in use. Once the engine answers again, remove that container, found by its label %s=%s:\n\n"+
+			"  %s\n\nor adopt it: terraform query finds it (list \"sandbox_container\").", tf, engine.LabelCreateToken,
+			token, byHand)
+	}
 	return diag.NewErrorDiagnostic("Cannot remove what the failed create left", fmt.Sprintf(
 		"The create did not finish, and the container %s may have made for it could not "+
-			"be looked up or removed: %v\n\n"+
-			"The sandbox is recorded in the state as tainted, so the next apply removes that container, found by "+
-			"its label %s=%s, and creates the sandbox again. To remove it by hand instead:\n\n  %s",
-		client.Where(), err, engine.LabelCreateToken, token, client.ByHand().RemoveLabelled(engine.LabelCreateToken, token)))
+			"be looked up or removed: %v\n\n%s", client.Where(), err, next))
 }
 
 // notRunningDiagnostic explains a sandbox that exited right after it was

@@ -13,7 +13,9 @@ import (
 // whatever carries that token. When it cannot (the engine is gone), it
 // records the sandbox in the state with a pending ID naming the token, so
 // that Terraform taints it: the next refresh finds the container by the
-// token, and the next apply replaces it. Nothing is ever found by name, so
+// token, and the next apply replaces it. (A CLI that cannot save a failed
+// create's state, framework/cli, gets none: the error gives the token and
+// the command that removes the container.) Nothing is ever found by name, so
 // nothing the token does not prove is touched. The engine work is in the
 // lifecycle files: undoCreate (create.go), resolvePending (read.go) and
 // removeByToken (delete.go).

@@ -104,7 +104,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 				"the image included. %s Raise timeouts.create, or make the image available on the engine "+
 				"beforehand.", r.Client.Where(), timeout, undone))
 	}
-	if resp.Diagnostics.HasError() && !pending {
+	if resp.Diagnostics.HasError() && (!pending || !r.CLI.SavesFailedCreates()) {
+		// A CLI that cannot save a failed create's state would fail to
+		// write the whole state (framework/cli): the error says what the
+		// create left and how to find it.
 		return
 	}
 	// A pending sandbox is recorded along with the error: Terraform taints

@@ -87,10 +87,17 @@ func (r *Resource) fill(ctx context.Context, m resourceModel, t tokens, diags *d
 	undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
 	if err := r.Client.RemoveVolume(undoCtx, name, t.create); err != nil {
+		next := "It is recorded, tainted: the next apply removes it, and what its seeding left, and creates it again."
+		if !r.CLI.SavesFailedCreates() {
+			next = fmt.Sprintf("%s cannot record a failed create in its state (a Terraform bug from 1.14 on: it "+
+				"would fail to write the whole state), so the volume is not recorded, and the next apply finds "+
+				"its name in use. Once the engine answers again, remove it by hand, with the helpers that "+
+				"filled it:\n\n  %s\n  %s", r.CLI, r.Client.ByHand().RemoveLabelled(engine.LabelHelperVolume, name),
+				r.Client.ByHand().RemoveVolume(name))
+		}
 		diags.AddError("Half-seeded volume left", fmt.Sprintf("The volume %q, whose seeding or restore "+
-			"failed, could not be removed from the engine at %s (%s). It is recorded, tainted: the next "+
-			"apply removes it, and what its seeding left, and creates it again.", name, r.Client.Endpoint(),
-			engine.Brief(err)))
+			"failed, could not be removed from the engine at %s (%s). %s", name, r.Client.Endpoint(),
+			engine.Brief(err), next))
 		t.seed = seedToken
 		return t, true
 	}

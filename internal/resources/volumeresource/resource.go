@@ -61,7 +61,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	}
 	tokens, kept, diags := r.create(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() && !kept {
+	if resp.Diagnostics.HasError() && (!kept || !r.CLI.SavesFailedCreates()) {
+		// A CLI that cannot save a failed create's state would fail to
+		// write the whole state (framework/cli): the error says what to
+		// remove by hand.
 		return
 	}
 	if kept {
