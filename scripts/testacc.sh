@@ -124,8 +124,9 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             tests reach the TLS engine and the SSH host from every pass,
 #             so they run in the local one)
 #   oldest    under Terraform 1.11, the oldest supported: the core
-#             lifecycle, isolation and its drift, and the write-only and
-#             ephemeral values 1.11 brought
+#             lifecycle, isolation and its drift, the write-only and
+#             ephemeral values 1.11 brought, and failed creates recorded
+#             tainted (which Terraform 1.14 and later cannot save)
 #   tofu      what depends on the CLI: installation, the examples, the
 #             ephemeral resource, write-only and sensitive values, a
 #             snapshot restored on another engine, import by identity, plan
@@ -138,7 +139,7 @@ rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccSnapshot_restoredByteForByte$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
 # The fault test of a create recorded pending (above, the faults pass).
 pending_tests='TestEngineKilledDuringApplyConverges'
-oldest_tests="^(TestAccExecEphemeral_|TestAccExec_writeOnlyEnvIsNeverStored$|TestAccContainer_(hardenedSandbox|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|secretEnvNeverStored)$|$core_tests)"
+oldest_tests="^(TestAccExecEphemeral_|TestAccExec_writeOnlyEnvIsNeverStored$|TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply$|TestAccContainer_(hardenedSandbox|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|secretEnvNeverStored|createCutOffWithTheEngineGoneConvergesOnTheNextApply)$|$core_tests)"
 cli_tests="^(TestAcc(Container|Volume)_importByIdentity$|TestAccSnapshot_resumedOnTheMachinesDocker$|TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport|filesSameByContent|filesStateFromV2|ulimitKnownOnlyAtApply)$)"
 
 failed=()

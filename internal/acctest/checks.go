@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -237,4 +238,18 @@ type stateCheckFunc func(ctx context.Context) error
 // CheckState implements statecheck.StateCheck.
 func (f stateCheckFunc) CheckState(ctx context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
 	resp.Error = f(ctx)
+}
+
+// LeftByCreate matches the command an error gives to remove the container
+// a failed create left, found by its create token.
+var LeftByCreate = regexp.MustCompile(`docker -H \S+ ps -aq --filter label=` + regexp.QuoteMeta(engine.LabelCreateToken) +
+	`=[0-9a-f]{32} \| xargs -r docker -H \S+ rm -f`)
+
+// RunByHand runs a shell command an error gave, as a user would, failing
+// the test when it fails.
+func RunByHand(t *testing.T, command string) {
+	t.Helper()
+	if out, err := exec.Command("sh", "-c", command).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", command, err, out)
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/cli"
 )
 
 // CLI runs the real terraform CLI against the provider binary built from
@@ -89,13 +88,7 @@ func NewCLI(t *testing.T, config string) *CLI {
 	t.Helper()
 	RequireAcc(t)
 	PreCheck(t)
-	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("terraform"); err != nil {
-			t.Fatal("terraform is not on PATH and TF_ACC_TERRAFORM_PATH is not set")
-		}
-	}
+	bin := terraformBinary(t)
 	pluginDir, err := providerDir()
 	if err != nil {
 		t.Fatal(err)
@@ -169,18 +162,6 @@ func (c *CLI) Query(lists string) (generated, out string) {
 		c.t.Fatalf("terraform query wrote no configuration: %v\n%s", err, out)
 	}
 	return string(file), out
-}
-
-// Version is the CLI's version, as the provider learns it.
-func (c *CLI) Version() cli.CLI {
-	c.t.Helper()
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal([]byte(c.Exact("version", "-json")), &v); err != nil {
-		c.t.Fatalf("reading terraform version -json: %v", err)
-	}
-	return cli.New(v.Version)
 }
 
 // Running is a terraform command started in the background.

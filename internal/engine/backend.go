@@ -78,6 +78,9 @@ type HandCommands interface {
 	Logs(id string) string
 	// RemoveVolume removes a volume, and its data, by name.
 	RemoveVolume(name string) string
+	// RemoveHelpers removes what a seeding of volume with token left (its
+	// helper, and on an engine the helper's image): one command a line.
+	RemoveHelpers(volume, token string) string
 }
 
 // What only some backends can do.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
@@ -100,17 +98,12 @@ func TestEngineKilledDuringApplyConverges(t *testing.T) {
 	}
 }
 
-// leftByHand is the command that an error of a create the provider could
-// not undo, under a CLI that cannot record it, gives to remove what it left.
-var leftByHand = regexp.MustCompile(`docker -H \S+ ps -aq --filter label=` + regexp.QuoteMeta(engine.LabelCreateToken) +
-	`=[0-9a-f]{32} \| xargs -r docker -H \S+ rm -f`)
-
 func killDuringApply(t *testing.T, killAfter string) {
 	const count = 8
 	name := acctest.Name(t)
 	tf := acctest.NewCLI(t, acctest.CountConfig(name, count))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
-	tfCLI := tf.Version()
+	tfCLI := acctest.TerraformCLI(t)
 
 	apply := tf.Start("apply", "-auto-approve")
 	apply.WaitFor(t, killAfter, time.Minute)
@@ -122,7 +115,7 @@ func killDuringApply(t *testing.T, killAfter string) {
 	if strings.Contains(flat, "Failed to serialize") {
 		t.Fatalf("terraform could not write its state after the killed apply:\n%s", out)
 	}
-	commands := leftByHand.FindAllString(flat, -1)
+	commands := acctest.LeftByCreate.FindAllString(flat, -1)
 	if undone := strings.Count(flat, "Cannot remove what the failed create left"); undone > 0 {
 		recorded := strings.Count(flat, "is recorded in the state as tainted")
 		if tfCLI.SavesFailedCreates() && recorded != undone || !tfCLI.SavesFailedCreates() && len(commands) != undone {
@@ -133,9 +126,7 @@ func killDuringApply(t *testing.T, killAfter string) {
 	}
 	restartEngine(t)
 	for _, command := range commands {
-		if out, err := exec.Command("sh", "-c", command).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", command, err, out)
-		}
+		acctest.RunByHand(t, command)
 	}
 
 	tf.Run("apply", "-auto-approve")

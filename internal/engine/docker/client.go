@@ -109,6 +109,11 @@ func (d dockerCLI) RemoveVolume(name string) string {
 	return fmt.Sprintf("docker -H %s volume rm %s", d, name)
 }
 
+func (d dockerCLI) RemoveHelpers(volume, token string) string {
+	return d.RemoveLabelled(engine.LabelCreateToken, token) + "\n" + fmt.Sprintf(
+		"docker -H %s image ls -q --filter label=%s=%s | xargs -r docker -H %s rmi -f", d, engine.LabelHelperVolume, volume, d)
+}
+
 // LocalSocket is the path of the unix socket the provider reaches the
 // engine through, and whether it does: then the engine runs on this
 // machine, and its host's paths are this machine's.

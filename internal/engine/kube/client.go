@@ -300,3 +300,7 @@ func (k kubectl) Logs(id string) string { return fmt.Sprintf("%s logs %s", k.pre
 func (k kubectl) RemoveVolume(name string) string {
 	return fmt.Sprintf("%s delete pvc %s", k.prefix(), name)
 }
+
+func (k kubectl) RemoveHelpers(_, token string) string {
+	return k.RemoveLabelled(engine.LabelCreateToken, token)
+}

@@ -38,14 +38,17 @@ var firstLosingFailedCreates = version.Must(version.NewVersion("1.14.0"))
 // SavesFailedCreates reports whether the CLI can record the object a
 // create that failed returns (a partial state), tainted, as providers
 // rely on to have the next apply replace it. Terraform 1.14.0 and later
-// cannot: they give that object no status, and then fail to write the
-// state at all ("Failed to serialize resource instance in state: ...
-// has status ObjectStatus(0)"), which loses every other change of that
-// apply with it. 1.16.4, the newest tested, still does; no fixed release
-// is known, so every later one is taken to do so too. A CLI of unknown
-// version is taken to save them, as Terraform up to 1.13 and OpenTofu do.
-// (OpenTofu reports its own version: a release of it from 1.14 on would
-// be taken for Terraform's and lose the tainted record only.)
+// cannot, safely: they write that object with no status before marking it
+// tainted, and when another resource of the same apply updates the state
+// in that moment, Terraform crashes writing it ("Failed to serialize
+// resource instance in state: ... has status ObjectStatus(0)"), losing
+// what that apply did. The creates that fail this way (an engine that died)
+// fail together, so the race is the rule, not the exception. 1.16.4, the
+// newest tested, still does; no fixed release is known, so every later
+// one is taken to do so too. A CLI of unknown version is taken to save
+// them, as Terraform up to 1.13 and OpenTofu do. (OpenTofu reports its own
+// version: a release of it from 1.14 on would be taken for Terraform's and
+// lose the tainted record only.)
 func (c CLI) SavesFailedCreates() bool {
 	return c.version == nil || c.version.LessThan(firstLosingFailedCreates)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,8 +40,11 @@ func TestAccContainer_createCutOffAfterTheEngineMadeItLeavesNothing(t *testing.T
 // The create is cut off and the engine is gone before the provider can
 // remove what it made: the sandbox is recorded as tainted with the create's
 // token, and the next apply, with the engine back, replaces that container
-// with one isolated sandbox.
+// with one isolated sandbox. Under a CLI that cannot save a failed create
+// (Terraform 1.14 and later) it is not recorded instead
+// (createCutOffNotRecorded).
 func TestAccContainer_createCutOffWithTheEngineGoneConvergesOnTheNextApply(t *testing.T) {
+	acctest.RequireAcc(t)
 	name := acctest.Name(t)
 	proxy := acctest.NewFaultyEngine(t)
 	var gone atomic.Bool
@@ -55,6 +59,10 @@ func TestAccContainer_createCutOffWithTheEngineGoneConvergesOnTheNextApply(t *te
 		return acctest.Forward
 	})
 	config := proxy.ProviderBlock() + acctest.Config(name, `  network_mode = "none"`)
+	if tf := acctest.TerraformCLI(t); !tf.SavesFailedCreates() {
+		createCutOffNotRecorded(t, name, proxy, config)
+		return
+	}
 	var leaked string
 	acctest.Test(t, []resource.TestStep{
 		{
@@ -92,6 +100,39 @@ func TestAccContainer_createCutOffWithTheEngineGoneConvergesOnTheNextApply(t *te
 			},
 		},
 	})
+}
+
+// createCutOffNotRecorded: under a CLI that cannot save a failed create,
+// the sandbox is not recorded, Terraform still writes its state, and the
+// error gives the command that removes the container the create left.
+// Once it is run, as a user would, the next apply creates one isolated
+// sandbox.
+func createCutOffNotRecorded(t *testing.T, name string, proxy *acctest.FaultyEngine, config string) {
+	tf := acctest.NewCLI(t, config)
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	out, err := tf.Try("apply", "-auto-approve", "-no-color", "-input=false")
+	flat := acctest.Flatten(out)
+	if err == nil || !strings.Contains(flat, "the sandbox is not recorded") || strings.Contains(flat, "Failed to serialize") {
+		t.Fatalf("the cut-off create did not fail as it should (%v):\n%s", err, out)
+	}
+	if ids := tf.StateIDs(); len(ids) != 0 {
+		t.Errorf("the cut-off create is in the state: %v", ids)
+	}
+	command := acctest.LeftByCreate.FindString(flat)
+	if command == "" {
+		t.Fatalf("the error gives no command that removes the container:\n%s", out)
+	}
+	proxy.SetRule(func(*http.Request) acctest.Fault { return acctest.Forward })
+	if list := acctest.ContainersNamed(t, name); len(list) != 1 {
+		t.Fatalf("the cut-off create left %d containers named %s, want the one it made", len(list), name)
+	}
+	acctest.RunByHand(t, command)
+	acctest.ExpectNoContainers(t, name, "a create whose container was removed by hand")
+	tf.Run("apply", "-auto-approve")
+	ids := tf.ExpectOnlyStateContainers(name)
+	if len(ids) != 1 || !isolation.Assess(acctest.Inspect(t, ids[0]).Network).Isolated {
+		t.Errorf("after the next apply: %v, want one isolated sandbox", ids)
+	}
 }
 
 // An apply of several sandboxes interrupted while they are being created,

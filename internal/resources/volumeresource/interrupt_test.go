@@ -99,7 +99,10 @@ func TestAccVolume_interruptedSeedingLeavesNothing(t *testing.T) {
 // The engine goes away in the middle of a seeding: the volume cannot be
 // removed, so it is recorded tainted, and the next apply, with the engine
 // back, removes it and what the seeding left, and seeds a new one whole.
+// Under a CLI that cannot save a failed create (Terraform 1.14 and later)
+// it is not recorded instead (seedingCutNotRecorded).
 func TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply(t *testing.T) {
+	acctest.RequireAcc(t)
 	name := acctest.Name(t)
 	proxy := acctest.NewFaultyEngine(t)
 	var gone atomic.Bool
@@ -114,6 +117,10 @@ func TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply(t *testing.T) 
 		return acctest.Forward
 	})
 	config := proxy.ProviderBlock() + seededConfig(name, seedSource(t), "0")
+	if tf := acctest.TerraformCLI(t); !tf.SavesFailedCreates() {
+		seedingCutNotRecorded(t, name, proxy, config)
+		return
+	}
 	acctest.Test(t, []resource.TestStep{
 		{
 			Config:      config,
@@ -129,6 +136,44 @@ func TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply(t *testing.T) 
 		},
 	})
 	expectNoHelpers(t, name)
+}
+
+// byHandCommand matches a command an error gives to remove what a failed
+// create left: helpers, their images, a volume.
+var byHandCommand = regexp.MustCompile(`docker -H \S+ (ps -aq|image ls -q) --filter label=\S+ \| xargs -r docker -H \S+ rmi? -f` +
+	`|docker -H \S+ volume rm \S+`)
+
+// seedingCutNotRecorded: under a CLI that cannot save a failed create, the
+// half-seeded volume is not recorded, Terraform still writes its state,
+// and the error gives the commands that remove the volume and what filled
+// it. Once they are run, as a user would, the next apply creates the
+// volume whole.
+func seedingCutNotRecorded(t *testing.T, name string, proxy *acctest.FaultyEngine, config string) {
+	tf := acctest.NewCLI(t, config)
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	out, err := tf.Try("apply", "-auto-approve", "-no-color", "-input=false")
+	flat := acctest.Flatten(out)
+	if err == nil || !strings.Contains(flat, "Half-seeded volume left") || !strings.Contains(flat, "the volume is not recorded") ||
+		strings.Contains(flat, "Failed to serialize") {
+		t.Fatalf("the cut seeding did not fail as it should (%v):\n%s", err, out)
+	}
+	if ids := tf.StateIDs(); ids["sandbox_volume.test"] != "" {
+		t.Errorf("the half-seeded volume is in the state: %v", ids)
+	}
+	commands := byHandCommand.FindAllString(flat, -1)
+	if len(commands) != 3 {
+		t.Fatalf("the error gives %d commands, want 3 (helpers, their image, the volume):\n%s", len(commands), out)
+	}
+	proxy.SetRule(func(*http.Request) acctest.Fault { return acctest.Forward })
+	for _, command := range commands {
+		acctest.RunByHand(t, command)
+	}
+	expectNoHelpers(t, name)
+	tf.Run("apply", "-auto-approve")
+	got, err := acctest.ExecOK(context.Background(), t, name, "cat", "/workspace/README.md")
+	if err != nil || got != "task: fix the bug\n" {
+		t.Errorf("after the next apply the volume holds %q (%s)", got, acctest.ErrText(err))
+	}
 }
 
 // The engine makes the volume but its answer never reaches the provider:

@@ -91,8 +91,8 @@ func (r *Resource) fill(ctx context.Context, m resourceModel, t tokens, diags *d
 		if !r.CLI.SavesFailedCreates() {
 			next = fmt.Sprintf("%s cannot record a failed create in its state (a Terraform bug from 1.14 on: it "+
 				"would fail to write the whole state), so the volume is not recorded, and the next apply finds "+
-				"its name in use. Once the engine answers again, remove it by hand, with the helpers that "+
-				"filled it:\n\n  %s\n  %s", r.CLI, r.Client.ByHand().RemoveLabelled(engine.LabelHelperVolume, name),
+				"its name in use. Once the engine answers again, remove it by hand, with what filled it:\n\n"+
+				"  %s\n  %s", r.CLI, strings.ReplaceAll(r.Client.ByHand().RemoveHelpers(name, seedToken), "\n", "\n  "),
 				r.Client.ByHand().RemoveVolume(name))
 		}
 		diags.AddError("Half-seeded volume left", fmt.Sprintf("The volume %q, whose seeding or restore "+
