@@ -1,5 +1,5 @@
 // Package listing is what the list resources (terraform query) share:
-// their label filter, and the stream of their results within the query's
+// their name and label filters, and the stream of their results within the query's
 // limit.
 package listing
 
@@ -10,16 +10,41 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
-// Labels are the labels a list block filters by, and the provider's label
-// of the resource type it lists, for the engine to filter by.
-func Labels(ctx context.Context, configured types.Map, resourceType string) (map[string]string, diag.Diagnostics) {
+// Filters are the filters every list block has: a name prefix and labels.
+// A list resource's configuration model embeds them.
+type Filters struct {
+	NamePrefix types.String `tfsdk:"name_prefix"`
+	Labels     types.Map    `tfsdk:"labels"`
+}
+
+// FilterAttributes are the schema of Filters, for a list of things
+// ("sandboxes").
+func FilterAttributes(things string) map[string]listschema.Attribute {
+	return map[string]listschema.Attribute{
+		"name_prefix": listschema.StringAttribute{
+			MarkdownDescription: "Only " + things + " whose name starts with this.",
+			Optional:            true,
+		},
+		"labels": listschema.MapAttribute{
+			MarkdownDescription: "Only " + things + " that carry every one of these labels, with these values.",
+			ElementType:         types.StringType,
+			Optional:            true,
+		},
+	}
+}
+
+// EngineLabels are the labels the list block filters by, and the
+// provider's label of the resource type it lists, for the engine to
+// filter by.
+func (f Filters) EngineLabels(ctx context.Context, resourceType string) (map[string]string, diag.Diagnostics) {
 	var labels map[string]string
-	if diags := configured.ElementsAs(ctx, &labels, false); diags.HasError() {
+	if diags := f.Labels.ElementsAs(ctx, &labels, false); diags.HasError() {
 		return nil, diags
 	}
 	// A null map reads as nil.

@@ -43,9 +43,8 @@ type List struct {
 
 // listModel is the list block's configuration.
 type listModel struct {
-	NamePrefix types.String `tfsdk:"name_prefix"`
-	Labels     types.Map    `tfsdk:"labels"`
-	Isolated   types.Bool   `tfsdk:"isolated"`
+	listing.Filters
+	Isolated types.Bool `tfsdk:"isolated"`
 }
 
 // Metadata names the list resource as the resource.
@@ -64,22 +63,12 @@ func (l *List) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSc
 			"block and a resource block for each. It holds no secret: `env` is sensitive, which Terraform writes as " +
 			"`null`, and write-only values (`env_wo`) cannot be read back; each result warns when a sandbox has " +
 			"either, to be filled in before the import is applied.",
-		Attributes: map[string]listschema.Attribute{
-			"name_prefix": listschema.StringAttribute{
-				MarkdownDescription: "Only sandboxes whose name starts with this.",
-				Optional:            true,
-			},
-			"labels": listschema.MapAttribute{
-				MarkdownDescription: "Only sandboxes that carry every one of these labels, with these values.",
-				ElementType:         types.StringType,
-				Optional:            true,
-			},
-			"isolated": listschema.BoolAttribute{
-				MarkdownDescription: "`true`: only sandboxes still isolated (the verdict `sandbox_container` uses); " +
-					"`false`: only those that lost their isolation. Unset: both.",
-				Optional: true,
-			},
-		},
+		Attributes: listing.FilterAttributes("sandboxes"),
+	}
+	resp.Schema.Attributes["isolated"] = listschema.BoolAttribute{
+		MarkdownDescription: "`true`: only sandboxes still isolated (the verdict `sandbox_container` uses); " +
+			"`false`: only those that lost their isolation. Unset: both.",
+		Optional: true,
 	}
 }
 
@@ -101,7 +90,7 @@ func (l *List) List(ctx context.Context, req list.ListRequest, stream *list.List
 
 // listed are the provider's sandboxes the filters keep, by name.
 func (l *List) listed(ctx context.Context, cfg listModel) ([]engine.Sandbox, diag.Diagnostics) {
-	labels, diags := listing.Labels(ctx, cfg.Labels, resourceType)
+	labels, diags := cfg.EngineLabels(ctx, resourceType)
 	if diags.HasError() {
 		return nil, diags
 	}

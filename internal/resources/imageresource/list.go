@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
@@ -43,8 +42,7 @@ type List struct {
 
 // listModel is the list block's configuration.
 type listModel struct {
-	NamePrefix types.String `tfsdk:"name_prefix"`
-	Labels     types.Map    `tfsdk:"labels"`
+	listing.Filters
 }
 
 // Metadata names the list resource as the resource.
@@ -64,17 +62,7 @@ func (l *List) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSc
 			"builds whose name has moved on, and images built by a version of the provider that kept no such " +
 			"record, are named in a warning with the command that removes them. On a cluster nothing is listed: " +
 			"`sandbox_image` builds on Docker and Podman only.",
-		Attributes: map[string]listschema.Attribute{
-			"name_prefix": listschema.StringAttribute{
-				MarkdownDescription: "Only images whose `name` starts with this.",
-				Optional:            true,
-			},
-			"labels": listschema.MapAttribute{
-				MarkdownDescription: "Only images that carry every one of these labels, with these values.",
-				ElementType:         types.StringType,
-				Optional:            true,
-			},
-		},
+		Attributes: listing.FilterAttributes("images"),
 	}
 }
 
@@ -129,7 +117,7 @@ func (l *List) List(ctx context.Context, req list.ListRequest, stream *list.List
 
 // listed are the provider's images the filters keep, by name, then ID.
 func (l *List) listed(ctx context.Context, cfg listModel) ([]found, diag.Diagnostics) {
-	labels, diags := listing.Labels(ctx, cfg.Labels, resourceType)
+	labels, diags := cfg.EngineLabels(ctx, resourceType)
 	if diags.HasError() {
 		return nil, diags
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
@@ -40,8 +39,7 @@ type List struct {
 
 // listModel is the list block's configuration.
 type listModel struct {
-	NamePrefix types.String `tfsdk:"name_prefix"`
-	Labels     types.Map    `tfsdk:"labels"`
+	listing.Filters
 }
 
 // Metadata names the list resource as the resource.
@@ -59,17 +57,7 @@ func (l *List) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSc
 			"`terraform query -generate-config-out` writes an import block and a resource block for each. A " +
 			"volume's `source`, `owner` and `snapshot` are not read back: the generated block has none, and an " +
 			"import never copies anything into the volume.",
-		Attributes: map[string]listschema.Attribute{
-			"name_prefix": listschema.StringAttribute{
-				MarkdownDescription: "Only volumes whose name starts with this.",
-				Optional:            true,
-			},
-			"labels": listschema.MapAttribute{
-				MarkdownDescription: "Only volumes that carry every one of these labels, with these values.",
-				ElementType:         types.StringType,
-				Optional:            true,
-			},
-		},
+		Attributes: listing.FilterAttributes("volumes"),
 	}
 }
 
@@ -98,7 +86,7 @@ func (l *List) listed(ctx context.Context, req list.ListRequest) ([]engine.Volum
 	if diags := values.GetConfig(ctx, req.Config, &cfg); diags.HasError() {
 		return nil, diags
 	}
-	labels, diags := listing.Labels(ctx, cfg.Labels, resourceType)
+	labels, diags := cfg.EngineLabels(ctx, resourceType)
 	if diags.HasError() {
 		return nil, diags
 	}
