@@ -52,3 +52,10 @@ var firstLosingFailedCreates = version.Must(version.NewVersion("1.14.0"))
 func (c CLI) SavesFailedCreates() bool {
 	return c.version == nil || c.version.LessThan(firstLosingFailedCreates)
 }
+
+// NotSaved says, in an error, why the object of a failed create is not in
+// the state: a CLI that cannot save it (SavesFailedCreates).
+func (c CLI) NotSaved(what string) string {
+	return c.String() + " cannot record a failed create in its state (a Terraform bug from 1.14 on: it would " +
+		"fail to write the whole state), so the " + what + " is not recorded, and the next apply finds its name in use"
+}

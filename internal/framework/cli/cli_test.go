@@ -1,6 +1,9 @@
 package cli
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSavesFailedCreates(t *testing.T) {
 	t.Parallel()
@@ -23,5 +26,9 @@ func TestSavesFailedCreates(t *testing.T) {
 	}
 	if got := New("").String(); got != "this Terraform" {
 		t.Errorf("String() of an unknown version = %q", got)
+	}
+	if got, want := New("1.16.4").NotSaved("volume"), "Terraform 1.16.4 cannot record a failed create"; !strings.HasPrefix(got, want) ||
+		!strings.Contains(got, "the volume is not recorded") {
+		t.Errorf("NotSaved = %q", got)
 	}
 }

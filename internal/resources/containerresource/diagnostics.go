@@ -75,11 +75,9 @@ func undoFailedDiagnostic(client engine.Engine, tf cli.CLI, token string, err er
 		"found by its label %s=%s, and creates the sandbox again. To remove it by hand instead:\n\n  %s",
 		engine.LabelCreateToken, token, byHand)
 	if !tf.SavesFailedCreates() {
-		next = fmt.Sprintf("%s cannot record a failed create in its state (a Terraform bug from 1.14 on: it "+
-			"would fail to write the whole state), so the sandbox is not recorded, and the next apply finds its "+
-			"name in use. Once the engine answers again, remove that container, found by its label %s=%s:\n\n"+
-			"  %s\n\nor adopt it: terraform query finds it (list \"sandbox_container\").", tf, engine.LabelCreateToken,
-			token, byHand)
+		next = fmt.Sprintf("%s. Once the engine answers again, remove that container, found by its label %s=%s:\n\n"+
+			"  %s\n\nor adopt it: terraform query finds it (list \"sandbox_container\").", tf.NotSaved("sandbox"),
+			engine.LabelCreateToken, token, byHand)
 	}
 	return diag.NewErrorDiagnostic("Cannot remove what the failed create left", fmt.Sprintf(
 		"The create did not finish, and the container %s may have made for it could not "+

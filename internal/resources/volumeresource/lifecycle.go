@@ -89,10 +89,8 @@ func (r *Resource) fill(ctx context.Context, m resourceModel, t tokens, diags *d
 	if err := r.Client.RemoveVolume(undoCtx, name, t.create); err != nil {
 		next := "It is recorded, tainted: the next apply removes it, and what its seeding left, and creates it again."
 		if !r.CLI.SavesFailedCreates() {
-			next = fmt.Sprintf("%s cannot record a failed create in its state (a Terraform bug from 1.14 on: it "+
-				"would fail to write the whole state), so the volume is not recorded, and the next apply finds "+
-				"its name in use. Once the engine answers again, remove it by hand, with what filled it:\n\n"+
-				"  %s\n  %s", r.CLI, strings.ReplaceAll(r.Client.ByHand().RemoveHelpers(name, seedToken), "\n", "\n  "),
+			next = fmt.Sprintf("%s. Once the engine answers again, remove it by hand, with what filled it:\n\n"+
+				"  %s\n  %s", r.CLI.NotSaved("volume"), strings.ReplaceAll(r.Client.ByHand().RemoveHelpers(name, seedToken), "\n", "\n  "),
 				r.Client.ByHand().RemoveVolume(name))
 		}
 		diags.AddError("Half-seeded volume left", fmt.Sprintf("The volume %q, whose seeding or restore "+
