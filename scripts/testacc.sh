@@ -108,9 +108,10 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #   podman    on rootful Podman, the sandbox's promises: isolation and
 #             drift, hardening, limits, files, inherited labels, a crash
 #             loop, interruptions (20 interrupted applies, as on Docker),
-#             workspaces and a snapshot's round trip (its own reader); and
+#             workspaces and a snapshot's round trip (its own reader);
 #             exec's stops (the kill reads Podman's process listing): its
-#             timeouts, Ctrl-C and failures.
+#             timeouts, Ctrl-C and failures; and terraform query of the
+#             sandboxes and volumes a lost state left.
 #             The whole of containerresource takes Podman over 20 minutes
 #   rootless  on rootless Podman, the rest of Podman's API (a build and the
 #             labels it passes on, volumes, a file read) and what rootless
@@ -133,7 +134,7 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             output, the core lifecycle, and how a change of files' type
 #             alone plans
 core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
-podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|filesSameByContent|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs)|TestAccSnapshot_restoredByteForByte)$'
+podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|filesSameByContent|inheritedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored|queryFindsWhatAKilledApplyLeft)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs)|TestAccSnapshot_restoredByteForByte|TestAccVolume_queryFindsVolumesAStateLost)$'
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
 rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs|queryFindsWhatItBuilt)$|TestAccSnapshot_(restoredByteForByte|resumedOnTheMachinesDocker)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift)$|$core_tests)"
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccSnapshot_restoredByteForByte$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_filesWrittenBeforeStart$|$core_tests)"
