@@ -124,10 +124,5 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 				"policies and secrets in namespace %s.", err, client.Namespace()))
 		return
 	}
-	data := base.ProviderData{Engine: client, CLI: tf}
-	resp.ResourceData = data
-	resp.DataSourceData = data
-	resp.EphemeralResourceData = data
-	resp.ListResourceData = data
-	resp.ActionData = data
+	handOver(resp, base.ProviderData{Engine: client, CLI: tf})
 }

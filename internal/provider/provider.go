@@ -209,7 +209,12 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 
 	// The engine answered, so it has said whether it is Docker or Podman.
 	backend := client.Backend(pingCtx)
-	data := base.ProviderData{Engine: backend, CLI: cli.New(req.TerraformVersion)}
+	handOver(resp, base.ProviderData{Engine: backend, CLI: cli.New(req.TerraformVersion)})
+}
+
+// handOver gives every resource, data source, ephemeral resource, list
+// resource and action the configured engine and what is known of the CLI.
+func handOver(resp *provider.ConfigureResponse, data base.ProviderData) {
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.EphemeralResourceData = data
