@@ -180,11 +180,13 @@ func (c *Client) policyOf(ctx context.Context, pod *corev1.Pod) (*networkingv1.N
 const startPoll = 250 * time.Millisecond
 
 // StartContainer waits until the pod's container has started (the kubelet
-// starts a pod by itself), or says why it does not: not scheduled, its
-// image not pulled, its configuration refused. A container that started
-// and ended is the caller's to judge. Pulling an image can take long: the
-// wait is bounded by the caller's deadline (the create timeout), each read
-// by its own.
+// starts a pod by itself), or says why it does not: its image not pulled,
+// its configuration refused. A container that started and ended is the
+// caller's to judge. Pulling an image can take long, and a pod no node
+// takes now may be placed later (a node that is not ready yet, one the
+// cluster adds, a pod that frees its room): the wait is bounded by the
+// caller's deadline (the create timeout), each read by its own, and ends
+// saying what the scheduler said last.
 func (c *Client) StartContainer(ctx context.Context, id string) error {
 	for {
 		pod, err := c.getPod(ctx, id)
@@ -198,6 +200,10 @@ func (c *Client) StartContainer(ctx context.Context, id string) error {
 		}
 		select {
 		case <-ctx.Done():
+			if why := unscheduled(pod); why != "" {
+				return fmt.Errorf("pod %s was placed on no node in time: the scheduler says %s; a cluster that "+
+					"adds nodes may need a longer timeouts.create: %w", pod.Name, why, ctx.Err())
+			}
 			if waitsForClaims(pod) {
 				return fmt.Errorf("pod %s did not start in time: a persistent volume claim it mounts (a "+
 					"sandbox_volume) is bound to no volume; the cluster's default StorageClass must provision "+
@@ -234,15 +240,25 @@ func waitsForClaims(pod *corev1.Pod) bool {
 	return false
 }
 
-// startState reports whether the pod's container has started (it runs, or
-// ran), or why it cannot.
-func startState(pod *corev1.Pod) (bool, string) {
+// unscheduled is what the scheduler said of a pod it could place on no
+// node ("0/1 nodes are available: ..."), but for a wait for its claims;
+// "" when it did not say so.
+func unscheduled(pod *corev1.Pod) string {
+	if waitsForClaims(pod) {
+		return ""
+	}
 	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" &&
-			!waitsForClaims(pod) {
-			return false, "the scheduler places it on no node: " + cond.Message
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" {
+			return strings.TrimSpace(cond.Message)
 		}
 	}
+	return ""
+}
+
+// startState reports whether the pod's container has started (it runs, or
+// ran), or why it cannot without a change. A pod not placed on a node yet
+// is waited for (StartContainer).
+func startState(pod *corev1.Pod) (bool, string) {
 	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
 		return true, ""
 	}
