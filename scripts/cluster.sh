@@ -277,15 +277,22 @@ daemon() {
   echo $! >"$run/$name.pid"
 }
 
-# wait_for WHAT SECONDS COMMAND...
-wait_for() {
-  local what="$1" limit="$2" i
-  shift 2
+# waits SECONDS COMMAND...: fails when COMMAND did not succeed in time.
+waits() {
+  local limit="$1" i
+  shift
   for ((i = 0; i < limit * 2; i++)); do
     "$@" >/dev/null 2>&1 && return 0
     sleep 0.5
   done
-  die "$what did not come up in ${limit}s; see $logs"
+  return 1
+}
+
+# wait_for WHAT SECONDS COMMAND...
+wait_for() {
+  local what="$1" limit="$2"
+  shift 2
+  waits "$limit" "$@" || die "$what did not come up in ${limit}s; see $logs"
 }
 
 # api METHOD PATH [BODY]: a request to the API server as the cluster's
@@ -296,7 +303,18 @@ api() {
   curl "${args[@]}" "https://127.0.0.1:$api_port$2"
 }
 
-node_ready() { api GET "/api/v1/nodes/$node" | tr -d ' \n' | grep -q '"type":"Ready","status":"True"'; }
+# node_ready: the node is Ready and carries no taint that keeps pods off
+# it: the kubelet registers it with node.kubernetes.io/not-ready, which the
+# controller manager takes off a moment after Ready, and a node short of
+# disk or memory gets one too.
+node_ready() {
+  local json
+  json="$(api GET "/api/v1/nodes/$node" | tr -d ' \n')" || return 1
+  grep -q '"type":"Ready","status":"True"' <<<"$json" && ! grep -Eq '"effect":"No(Schedule|Execute)"' <<<"$json"
+}
+
+# node_taints: the node's taints, for an error.
+node_taints() { api GET "/api/v1/nodes/$node" | tr -d ' \n' | grep -o '"taints":\[[^]]*\]' || echo "no taints"; }
 
 # runtime_class NAME HANDLER: makes the RuntimeClass unless it exists.
 runtime_class() {
@@ -398,7 +416,7 @@ start() {
   daemon kubelet "$bin/kubelet" --config "$etc/kubelet.yaml" --kubeconfig "$etc/node.kubeconfig" \
     --hostname-override "$node" --root-dir "$data/kubelet" --v 1
   pause_and_test_images
-  wait_for "the node" 120 node_ready
+  waits 120 node_ready || die "the node is not Ready in 120s, or keeps pods off ($(node_taints)); see $logs"
   wait_for "the default service account" 60 api GET /api/v1/namespaces/default/serviceaccounts/default
   runtime_class gvisor runsc
   runtime_class none runc-none
