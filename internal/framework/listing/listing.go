@@ -1,10 +1,12 @@
 // Package listing is what the list resources (terraform query) share:
-// their name and label filters, and the stream of their results within the query's
-// limit.
+// their name and label filters, the stream of their results within the
+// query's limit, and the listing of sandboxes they share with the
+// sandbox_containers data source.
 package listing
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"maps"
 
@@ -69,4 +71,28 @@ func Stream[T any](req list.ListRequest, items []T, result func(T) list.ListResu
 			}
 		}
 	}
+}
+
+// Lister is what Sandboxes needs of a backend.
+type Lister interface {
+	engine.Inspector
+	ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error)
+	Where() string
+}
+
+// Sandboxes lists the provider's containers once, filtered by the engine
+// by their labels and name, and inspects each one it returns, a few at a
+// time (engine.InspectAll), leaving out those gone meanwhile.
+func Sandboxes(ctx context.Context, backend Lister, labels map[string]string, namePrefix string) ([]engine.Sandbox, diag.Diagnostics) {
+	ids, err := backend.ManagedContainers(ctx, labels, namePrefix)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
+			"Listing the containers on %s failed: %s", backend.Where(), engine.Brief(err)))}
+	}
+	found, err := engine.InspectAll(ctx, backend, ids)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes", fmt.Sprintf(
+			"Inspecting the containers on %s failed: %s", backend.Where(), engine.Brief(err)))}
+	}
+	return found, nil
 }

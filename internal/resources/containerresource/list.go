@@ -73,7 +73,8 @@ func (l *List) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSc
 }
 
 // List lists the engine's containers once, filtered by the engine, and
-// inspects each one it returns, in name order.
+// inspects each one it returns, a few at a time; it gives them in name
+// order.
 func (l *List) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg listModel
 	if diags := values.GetConfig(ctx, req.Config, &cfg); diags.HasError() {
@@ -94,26 +95,13 @@ func (l *List) listed(ctx context.Context, cfg listModel) ([]engine.Sandbox, dia
 	if diags.HasError() {
 		return nil, diags
 	}
-	ids, err := l.Client.ManagedContainers(ctx, labels, cfg.NamePrefix.ValueString())
-	if err != nil {
-		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
-			"Listing the containers on %s failed: %s", l.Client.Where(), engine.Brief(err)))}
+	all, diags := listing.Sandboxes(ctx, l.Client, labels, cfg.NamePrefix.ValueString())
+	if diags.HasError() {
+		return nil, diags
 	}
-	var found []engine.Sandbox
-	for _, id := range ids {
-		c, err := l.Client.InspectContainer(ctx, id)
-		switch {
-		case engine.IsNotFound(err):
-			continue
-		case err != nil:
-			return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes", fmt.Sprintf(
-				"Inspecting the container %s on %s failed: %s", engine.ShortID(id), l.Client.Where(), engine.Brief(err)))}
-		}
-		if !cfg.Isolated.IsNull() && isolation.Assess(c.Network).Isolated != cfg.Isolated.ValueBool() {
-			continue
-		}
-		found = append(found, c)
-	}
+	found := slices.DeleteFunc(all, func(c engine.Sandbox) bool {
+		return !cfg.Isolated.IsNull() && isolation.Assess(c.Network).Isolated != cfg.Isolated.ValueBool()
+	})
 	slices.SortFunc(found, func(a, b engine.Sandbox) int { return strings.Compare(a.Name, b.Name) })
 	return found, nil
 }

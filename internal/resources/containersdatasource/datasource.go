@@ -14,6 +14,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/listing"
 )
 
 var (
@@ -53,7 +54,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	found, diags := d.list(ctx, labels, m.NamePrefix.ValueString())
+	found, diags := listing.Sandboxes(ctx, d.Client, labels, m.NamePrefix.ValueString())
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}

@@ -3,7 +3,6 @@ package containersdatasource
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -11,59 +10,6 @@ import (
 )
 
 // The engine work behind Read.
-
-// inspectors is how many containers are inspected at once.
-const inspectors = 8
-
-// list lists the provider's containers once, filtered by the engine by
-// their labels and name, and inspects each one it returns.
-func (d *DataSource) list(ctx context.Context, labels map[string]string, namePrefix string) ([]engine.Sandbox, diag.Diagnostics) {
-	ids, err := d.Client.ManagedContainers(ctx, labels, namePrefix)
-	if err != nil {
-		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
-			"Listing the containers on %s failed: %s", d.Client.Where(), engine.Brief(err)))}
-	}
-	found, err := d.inspect(ctx, ids)
-	if err != nil {
-		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes", fmt.Sprintf(
-			"Inspecting the containers on %s failed: %s", d.Client.Where(), engine.Brief(err)))}
-	}
-	return found, nil
-}
-
-// inspect inspects the containers, a few at a time, leaving out those that
-// are gone.
-func (d *DataSource) inspect(ctx context.Context, ids []string) ([]engine.Sandbox, error) {
-	var (
-		mu       sync.Mutex
-		found    []engine.Sandbox
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	sem := make(chan struct{}, inspectors)
-	for _, id := range ids {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := d.Client.InspectContainer(ctx, id)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case engine.IsNotFound(err):
-			case err != nil:
-				if firstErr == nil {
-					firstErr = err
-				}
-			default:
-				found = append(found, c)
-			}
-		}()
-	}
-	wg.Wait()
-	return found, firstErr
-}
 
 // volumeUsers lists, once per volume that one of the containers mounts,
 // every container that mounts it.
