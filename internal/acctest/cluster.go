@@ -114,12 +114,25 @@ provider "sandbox" {%s
 // cluster at the end that every sandbox's pod is gone.
 func ClusterTest(t *testing.T, steps []resource.TestStep) {
 	t.Helper()
+	resource.ParallelTest(t, clusterCase(t, steps))
+}
+
+// ClusterTestAlone is ClusterTest for a test that changes the whole
+// cluster (its nodes): it is not parallel, so it runs before its package's
+// parallel tests start, which it would otherwise slow or mislead.
+func ClusterTestAlone(t *testing.T, steps []resource.TestStep) {
+	t.Helper()
+	resource.Test(t, clusterCase(t, steps))
+}
+
+func clusterCase(t *testing.T, steps []resource.TestStep) resource.TestCase {
+	t.Helper()
 	Cluster(t)
-	resource.ParallelTest(t, resource.TestCase{
+	return resource.TestCase{
 		ProtoV6ProviderFactories: ProtoV6ProviderFactories,
 		CheckDestroy:             clusterDestroyed(t),
 		Steps:                    steps,
-	})
+	}
 }
 
 // clusterDestroyed asks the cluster that no sandbox of the state has a pod

@@ -53,7 +53,9 @@ func TestAccCluster_waitsForANodeToTakeIt(t *testing.T) {
 			seen <- errors.New("the sandbox's pod was never seen placed on no node: the test proves nothing")
 		}()
 	}
-	acctest.ClusterTest(t, []resource.TestStep{{
+	// Every pod made while the nodes are tainted waits: the test runs
+	// before the package's parallel tests.
+	acctest.ClusterTestAlone(t, []resource.TestStep{{
 		PreConfig: watch,
 		Config:    clusterConfig(t, "", name, ""),
 		ConfigStateChecks: []statecheck.StateCheck{
