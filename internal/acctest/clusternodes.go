@@ -55,13 +55,10 @@ func changeTaints(ctx context.Context, t *testing.T, change func([]corev1.Taint)
 	}
 	for _, node := range nodes.Items {
 		for {
-			taints := change(node.Spec.Taints)
-			if taints == nil {
-				taints = []corev1.Taint{}
-			}
+			// No taints left marshals as null, which removes the field.
 			patch, err := json.Marshal(map[string]any{
 				"metadata": map[string]any{"resourceVersion": node.ResourceVersion},
-				"spec":     map[string]any{"taints": taints},
+				"spec":     map[string]any{"taints": change(node.Spec.Taints)},
 			})
 			if err != nil {
 				return err

@@ -51,7 +51,7 @@ func ids(n int) []string {
 func TestInspectAll(t *testing.T) {
 	all := ids(40)
 	f := &fakeInspector{gone: map[string]bool{all[3]: true, all[17]: true}}
-	found, err := InspectAll(context.Background(), f, all)
+	found, err := InspectAll(context.Background(), f.InspectContainer, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +69,12 @@ func TestInspectAll(t *testing.T) {
 	}
 
 	f = &fakeInspector{broken: map[string]bool{all[5]: true}}
-	_, err = InspectAll(context.Background(), f, all)
+	_, err = InspectAll(context.Background(), f.InspectContainer, all)
 	if err == nil || !strings.Contains(err.Error(), "container "+ShortID(all[5])+": engine froze") {
 		t.Errorf("err = %v, want one naming container %s", err, ShortID(all[5]))
 	}
 
-	found, err = InspectAll(context.Background(), f, nil)
+	found, err = InspectAll(context.Background(), f.InspectContainer, nil)
 	if err != nil || len(found) != 0 {
 		t.Errorf("no containers: got %v, %v", found, err)
 	}

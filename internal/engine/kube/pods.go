@@ -248,7 +248,7 @@ func unscheduled(pod *corev1.Pod) string {
 		return ""
 	}
 	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
 			return strings.TrimSpace(cond.Message)
 		}
 	}

@@ -73,23 +73,16 @@ func Stream[T any](req list.ListRequest, items []T, result func(T) list.ListResu
 	}
 }
 
-// Lister is what Sandboxes needs of a backend.
-type Lister interface {
-	engine.Inspector
-	ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error)
-	Where() string
-}
-
 // Sandboxes lists the provider's containers once, filtered by the engine
 // by their labels and name, and inspects each one it returns, a few at a
 // time (engine.InspectAll), leaving out those gone meanwhile.
-func Sandboxes(ctx context.Context, backend Lister, labels map[string]string, namePrefix string) ([]engine.Sandbox, diag.Diagnostics) {
+func Sandboxes(ctx context.Context, backend engine.Engine, labels map[string]string, namePrefix string) ([]engine.Sandbox, diag.Diagnostics) {
 	ids, err := backend.ManagedContainers(ctx, labels, namePrefix)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
 			"Listing the containers on %s failed: %s", backend.Where(), engine.Brief(err)))}
 	}
-	found, err := engine.InspectAll(ctx, backend, ids)
+	found, err := engine.InspectAll(ctx, backend.InspectContainer, ids)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes", fmt.Sprintf(
 			"Inspecting the containers on %s failed: %s", backend.Where(), engine.Brief(err)))}
