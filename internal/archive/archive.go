@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
 	"time"
@@ -200,10 +201,9 @@ func (r *reader) checkType(h *tar.Header, e *entry, kept *tar.Header) (bool, err
 		if h.Size < 0 {
 			return false, unsafe(h.Name, "has a negative size")
 		}
-		if r.lim.MaxBytes > 0 && r.bytes+h.Size > r.lim.MaxBytes {
-			return false, &LimitError{What: "bytes", Limit: r.lim.MaxBytes}
+		if err := r.count(h.Size); err != nil {
+			return false, err
 		}
-		r.bytes += h.Size
 		kept.Typeflag, kept.Size = tar.TypeReg, h.Size
 	case tar.TypeSymlink:
 		if rel == Root {
@@ -238,6 +238,20 @@ func (r *reader) checkType(h *tar.Header, e *entry, kept *tar.Header) (bool, err
 		return false, unsafe(h.Name, fmt.Sprintf("has a type the provider does not keep (%q)", h.Typeflag))
 	}
 	return true, nil
+}
+
+// count adds a file's size to the bytes read so far, or refuses it past
+// MaxBytes. It compares the size with what is left, so that no sum can
+// wrap: a sparse file of 2^63-1 bytes is refused by its header alone.
+func (r *reader) count(size int64) error {
+	if r.lim.MaxBytes > 0 && size > r.lim.MaxBytes-r.bytes {
+		return &LimitError{What: "bytes", Limit: r.lim.MaxBytes}
+	}
+	if size > math.MaxInt64-r.bytes {
+		return unsafe("(its files)", "hold more than 2^63-1 bytes together")
+	}
+	r.bytes += size
+	return nil
 }
 
 // relative is an entry's path relative to the archived directory, Root
@@ -304,11 +318,12 @@ func before(a, b string) bool {
 
 // writer writes kept entries and hashes what it writes.
 type writer struct {
-	under   string // the directory the entries are written under, "" for none
-	tw      *tar.Writer
-	count   *countingWriter
-	entries int
-	sum     func() []byte
+	under    string // the directory the entries are written under, "" for none
+	portable bool   // each header in the form every unpacker reads alike (Portable)
+	tw       *tar.Writer
+	count    *countingWriter
+	entries  int
+	sum      func() []byte
 }
 
 func newWriter(dst io.Writer) *writer {
@@ -317,16 +332,19 @@ func newWriter(dst io.Writer) *writer {
 	return &writer{tw: tar.NewWriter(c), count: c, sum: func() []byte { return h.Sum(nil) }}
 }
 
-// newCopier is a writer that does not digest what it writes: a restore's
-// digest is its source's.
+// newCopier is a writer that does not digest what it writes, a restore's
+// digest being its source's, and writes for an unpacker: Portable.
 func newCopier(dst io.Writer) *writer {
 	c := &countingWriter{w: dst}
-	return &writer{tw: tar.NewWriter(c), count: c, sum: func() []byte { return nil }}
+	return &writer{tw: tar.NewWriter(c), count: c, sum: func() []byte { return nil }, portable: true}
 }
 
 // write writes one entry: hdr as kept, under name, content from body.
 func (w *writer) write(name string, hdr tar.Header, body io.Reader) error {
 	hdr.Name = name
+	if w.portable {
+		Portable(&hdr)
+	}
 	if w.under != "" {
 		hdr.Name = w.under + "/" + strings.TrimPrefix(name, "./")
 		if hdr.Typeflag == tar.TypeLink {

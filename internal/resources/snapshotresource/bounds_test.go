@@ -1,0 +1,98 @@
+package snapshotresource_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+)
+
+// memoryConfig is a memory volume (a tmpfs, where a sparse file of any
+// size is free) and a sandbox that writes to it.
+func memoryConfig(name string) string {
+	return fmt.Sprintf(`
+resource "sandbox_volume" "mem" {
+  name    = "%[1]s-mem"
+  medium  = "memory"
+  size_mb = 2
+}
+
+resource "sandbox_container" "agent" {
+  name         = "%[1]s-agent"
+  image        = %[2]q
+  network_mode = "none"
+  cap_drop     = ["ALL"]
+  read_only    = true
+  mounts       = { "/workspace" = { volume = sandbox_volume.mem.name } }
+}
+`, name, acctest.TestImage)
+}
+
+// A 1-byte file, then a sparse file of 2^63-1 bytes: a bound checked as
+// bytes+size > max wraps in int64, and the snapshot streamed zeros into
+// the directory until the disk or its timeout gave out. The header alone
+// is refused by max_size_mb, and nothing is left in the directory. The
+// snapshot's timeout is short, so that the old behaviour fails this test
+// as a timeout rather than after 20 minutes.
+func TestAccSnapshot_sparseFileOfEveryByteIsRefusedAtOnce(t *testing.T) {
+	name := acctest.Name(t)
+	dir := t.TempDir()
+	snapshot := fmt.Sprintf(`
+resource "sandbox_snapshot" "work" {
+  volume      = sandbox_volume.mem.name
+  directory   = %q
+  max_size_mb = 1
+  timeouts    = { create = "2m" }
+  depends_on  = [sandbox_container.agent]
+}
+`, dir)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			if err := acctest.CheckDestroyed(t)(s); err != nil {
+				return err
+			}
+			return emptyDir(dir)
+		},
+		Steps: []resource.TestStep{
+			{Config: memoryConfig(name)},
+			{
+				PreConfig: func() {
+					if _, err := acctest.ExecOK(context.Background(), t, name+"-agent", "sh", "-c",
+						"printf x > /workspace/a-one && truncate -s 9223372036854775807 /workspace/b-huge"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      memoryConfig(name) + snapshot,
+				ExpectError: regexp.MustCompile(`(?s)Volume too large for the snapshot.*max_size_mb \(1 MiB\)`),
+			},
+			{
+				PreConfig: func() {
+					if err := emptyDir(dir); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: memoryConfig(name),
+			},
+		},
+	})
+}
+
+// emptyDir fails unless dir holds nothing: no archive, no part of one.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("%s holds %s, want nothing", dir, entries[0].Name())
+	}
+	return nil
+}
