@@ -138,10 +138,12 @@ func TestSnapshotIsTheSameForTheSameContent(t *testing.T) {
 			t.Errorf("changed content: %+v, %v", s, err)
 		}
 	}
-	// Restoring the kept form writes it again, byte for byte.
+	// Restoring the kept form writes the same entries, each header in the
+	// form every unpacker reads alike (the differential test), and gives
+	// the kept form's own digest.
 	var again bytes.Buffer
 	if s, err := Restore(context.Background(), &again, bytes.NewReader(outA), "", lim); err != nil || s != sa ||
-		!bytes.Equal(again.Bytes(), outA) {
+		strings.Join(entries(t, again.Bytes()), "|") != strings.Join(want, "|") {
 		t.Errorf("restore: %+v, %v", s, err)
 	}
 }

@@ -173,11 +173,12 @@ func stream(ctx context.Context, w *writer, src io.Reader, strip, under string, 
 	return s, r.dropped, err
 }
 
-// DirectoriesAgain copies a tar from src to dst and ends it with each of
-// its directories' entries again, the deepest first: for an extractor
-// (busybox's tar) that sets a directory's time and mode as it makes it,
-// before the entries in it change the time, and never again. It checks
-// nothing: src is an archive the provider wrote or already checked.
+// DirectoriesAgain copies a tar from src to dst, each header in the
+// Portable form, and ends it with each of its directories' entries
+// again, the deepest first: for an extractor (busybox's tar) that sets a
+// directory's time and mode as it makes it, before the entries in it
+// change the time, and never again. It checks nothing: src is an archive
+// the provider wrote or already checked.
 func DirectoriesAgain(dst io.Writer, src io.Reader) error {
 	tr, tw := tar.NewReader(src), tar.NewWriter(dst)
 	var dirs []*tar.Header
@@ -189,6 +190,7 @@ func DirectoriesAgain(dst io.Writer, src io.Reader) error {
 		if err != nil {
 			return err
 		}
+		Portable(h)
 		if err := tw.WriteHeader(h); err != nil {
 			return err
 		}

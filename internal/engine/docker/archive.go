@@ -13,6 +13,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
 )
@@ -65,7 +66,10 @@ func (c *Client) ArchiveVolume(ctx context.Context, volume, token string, hold f
 			}
 			defer func() { _ = rc.Close() }()
 			download.r = rc
-			return read(download)
+			if err := read(download); err != nil {
+				return err
+			}
+			return archive.CheckEnd(download) // the engine's padding, and nothing else
 		})
 	}
 	if err != nil {
@@ -95,7 +99,7 @@ func (c *Client) runProgram(download *watched, id string, read func(tar io.Reade
 	download.r = pr
 	err = read(download)
 	if err == nil {
-		_, err = io.Copy(io.Discard, download) // to the program's end
+		err = archive.CheckEnd(download) // to the program's end
 	}
 	_ = pr.CloseWithError(err)
 	if said := strings.TrimSpace(stderr.Result("", 0).Stderr); err != nil && said != "" {

@@ -90,7 +90,7 @@ func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold fu
 	go func() {
 		err := read(pr)
 		if err == nil {
-			_, _ = io.Copy(io.Discard, pr) // the padding after the archive's end
+			err = archive.CheckEnd(pr) // tar's padding, and nothing else
 		}
 		_ = pr.CloseWithError(err)
 		done <- err
