@@ -284,9 +284,15 @@ func (r *reader) relative(name string) (string, error) {
 }
 
 // checkParents refuses an entry under one of the archive's symbolic links
-// or files: extracted, it would be written where the link points.
+// or files: extracted, it would be written where the link points. It
+// looks only at the directories not yet known to hold an entry (parents,
+// whose own parents were checked when they came), so that checking an
+// entry costs the same at any depth.
 func (r *reader) checkParents(name, rel string) error {
-	for dir := path.Dir(rel); rel != Root && dir != Root; dir = path.Dir(dir) {
+	if rel == Root {
+		return nil
+	}
+	for dir := path.Dir(rel); dir != Root && !r.parents[dir]; dir = path.Dir(dir) {
 		if p, ok := r.seen[dir]; ok && p.hdr.Typeflag != tar.TypeDir {
 			return unsafe(name, fmt.Sprintf("lies under %q, which is not a directory", dir))
 		}
@@ -308,12 +314,26 @@ func (e *entry) name() string {
 
 // before orders two relative paths as the kept form does: the directory
 // first, then a depth-first walk with each directory's entries sorted by
-// their names' bytes.
+// their names' bytes, a slash sorting before every other byte. It
+// compares in place: a sort of deep paths allocates nothing.
 func before(a, b string) bool {
 	if a == Root || b == Root {
 		return a == Root && b != Root
 	}
-	return strings.ReplaceAll(a, "/", "\x00") < strings.ReplaceAll(b, "/", "\x00")
+	for i := range min(len(a), len(b)) {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			ca = 0
+		}
+		if cb == '/' {
+			cb = 0
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
 }
 
 // writer writes kept entries and hashes what it writes.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,29 @@ func TestPortableHeaders(t *testing.T) {
 	if got.Format != tar.FormatGNU || got.Size != 9<<30 || got.Uid != 3000000 || got.Name != h.Name ||
 		got.Uname != "" || len(got.PAXRecords) != 0 || !got.ModTime.Equal(when) {
 		t.Errorf("read back %+v", got)
+	}
+}
+
+// before orders paths as comparing them with each slash made the lowest
+// byte does, without making those strings.
+func TestBeforeIsTheWalkOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte{'/', '.', '-', 'a', 'b', 0x01, 0xff}
+	word := func() string {
+		b := make([]byte, 1+rng.IntN(6))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		a, b := word(), word()
+		if a == Root || b == Root {
+			continue // the archived directory comes first, whatever the other
+		}
+		want := strings.ReplaceAll(a, "/", "\x00") < strings.ReplaceAll(b, "/", "\x00")
+		if got := before(a, b); got != want {
+			t.Fatalf("before(%q, %q) = %v, want %v", a, b, got, want)
+		}
 	}
 }
