@@ -45,3 +45,14 @@ func TestBriefKeepsOneSentence(t *testing.T) {
 		t.Errorf("a long line kept %d characters", len(got))
 	}
 }
+
+// A name a sandbox chose reaches the terminal escaped, whatever it holds.
+func TestBriefEscapesWhatATerminalActsOn(t *testing.T) {
+	err := errors.New("lstat /seed/\x1b]0;owned\x07\u202eevil\xff: no such file\r\nsecond")
+	if got, want := Brief(err), `lstat /seed/\x1b]0;owned\a\u202eevil\xff: no such file\r (the engine's log has the runtime's full output)`; got != want {
+		t.Errorf("Brief\n  %s\nwant\n  %s", got, want)
+	}
+	if got, want := Printable(err), "lstat /seed/\\x1b]0;owned\\a\\u202eevil\\xff: no such file\\r\nsecond"; got != want {
+		t.Errorf("Printable\n  %q\nwant\n  %q", got, want)
+	}
+}

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	cerrdefs "github.com/containerd/errdefs"
 )
@@ -19,10 +22,12 @@ const maxBrief = 400
 // Brief is an engine error as one readable sentence: the first line of its
 // text, cut at maxBrief characters. A runtime that fails can make the
 // engine's error carry its whole usage text (runsc prints about 40 lines);
-// the message says that the rest is in the engine's log.
+// the message says that the rest is in the engine's log. What a terminal
+// would act on is escaped (Printable).
 func Brief(err error) string {
 	text := strings.TrimSpace(err.Error())
 	first, _, more := strings.Cut(text, "\n")
+	first = printable(first)
 	if len(first) > maxBrief {
 		first, more = first[:maxBrief]+"…", true
 	}
@@ -30,4 +35,34 @@ func Brief(err error) string {
 		return first + " (the engine's log has the runtime's full output)"
 	}
 	return first
+}
+
+// Printable is an error's whole text with every character a terminal
+// would act on escaped as Go escapes it (\x1b, \r, \u202e, \xff for a
+// byte that is not UTF-8), lines kept: an engine's message quotes names
+// and paths a sandbox chose, which can carry escape sequences.
+func Printable(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	for i, l := range lines {
+		lines[i] = printable(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func printable(s string) string {
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		w = size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\x` + strconv.FormatUint(uint64(s[i])|0x100, 16)[1:])
+		case r == '\t' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
 }

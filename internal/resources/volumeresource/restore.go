@@ -253,7 +253,7 @@ func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 		return diags
 	}
 	diags.AddAttributeError(path.Root("snapshot"), "Cannot restore the volume", fmt.Sprintf(
-		"Restoring the snapshot into the volume %q on the engine at %s failed: %v.", name, endpoint, err))
+		"Restoring the snapshot into the volume %q on the engine at %s failed: %s.", name, endpoint, engine.Printable(err)))
 	return diags
 }
 

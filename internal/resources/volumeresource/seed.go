@@ -182,6 +182,6 @@ func (s seedModel) reseeds(state seedModel) bool {
 func seedDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	var diags diag.Diagnostics
 	diags.AddAttributeError(path.Root("source"), "Cannot seed the volume", fmt.Sprintf(
-		"Copying the source into the volume %q on the engine at %s failed: %v.", name, endpoint, err))
+		"Copying the source into the volume %q on the engine at %s failed: %s.", name, endpoint, engine.Printable(err)))
 	return diags
 }
