@@ -65,7 +65,7 @@ func (a *Action) Schema(_ context.Context, _ action.SchemaRequest, resp *action.
 			"volume": schema.StringAttribute{
 				MarkdownDescription: "Name of the volume (a `sandbox_volume`'s `name`).",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{volumeValidator()},
 			},
 			"directory": schema.StringAttribute{
 				MarkdownDescription: "Directory on the machine running Terraform to write the archive into " +
@@ -74,9 +74,10 @@ func (a *Action) Schema(_ context.Context, _ action.SchemaRequest, resp *action.
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"max_size_mb": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Most MiB the volume's files may hold (default `%d`).", defaultMaxSizeMB),
-				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+				MarkdownDescription: fmt.Sprintf("Most MiB the volume's files may hold, from 1 to %d (default `%d`).",
+					int64(maxMaxSizeMB), defaultMaxSizeMB),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, maxMaxSizeMB)},
 			},
 			"max_files": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Most entries the volume may hold, from 1 to %d (default `%d`).",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
@@ -19,7 +20,7 @@ func TestAccSnapshotAction_takenOnDemand(t *testing.T) {
 	name := acctest.Name(t)
 	src, dir := t.TempDir(), t.TempDir()
 	acctest.Write(t, filepath.Join(src, "notes.txt"), "what the agent learnt\n")
-	tf := acctest.NewCLI(t, fmt.Sprintf(`
+	config := fmt.Sprintf(`
 resource "sandbox_volume" "work" {
   name   = "%s-work"
   source = %q
@@ -31,7 +32,8 @@ action "sandbox_snapshot" "now" {
     directory = %q
   }
 }
-`, name, src, dir))
+`, name, src, dir)
+	tf := acctest.NewCLI(t, config)
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 	tf.Run("apply", "-auto-approve")
 
@@ -50,4 +52,25 @@ action "sandbox_snapshot" "now" {
 	if ids := tf.StateIDs(); len(ids) != 1 {
 		t.Errorf("the state holds %v, want only the volume", ids)
 	}
+
+	// The action holds volume to the name rule, as the resource does: a
+	// name that is a path is refused before any engine is asked.
+	tf.SetConfig(fmt.Sprintf(`
+resource "sandbox_volume" "work" {
+  name   = "%s-work"
+  source = %q
+}
+
+action "sandbox_snapshot" "now" {
+  config {
+    volume    = "../%s-work"
+    directory = %q
+  }
+}
+`, name, src, name, dir))
+	out, err = tf.Try("apply", "-auto-approve", "-invoke=action.sandbox_snapshot.now")
+	if err == nil || !strings.Contains(acctest.Flatten(out), "must be a volume's name") {
+		t.Errorf("an action naming ../ as its volume: %v\n%s", err, out)
+	}
+	tf.SetConfig(config) // for the destroy
 }

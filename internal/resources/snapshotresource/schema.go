@@ -3,6 +3,7 @@ package snapshotresource
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"time"
 
@@ -31,11 +32,19 @@ const (
 	defaultCreateTimeout = 20 * time.Minute
 	defaultDeleteTimeout = time.Minute
 	mib                  = 1 << 20
+	// maxMaxSizeMB is the most max_size_mb whose bytes an int64 holds.
+	maxMaxSizeMB = math.MaxInt64 / mib
 )
 
 // volumeName is a volume's name on every backend, which the archive's
 // file name starts with.
 var volumeName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
+
+// volumeValidator checks a volume's name, in the resource and the action.
+func volumeValidator() validator.String {
+	return stringvalidator.RegexMatches(volumeName,
+		"must be a volume's name: letters, digits, _, . and -, starting with a letter or digit")
+}
 
 // resourceSchema is the whole schema.
 func resourceSchema(ctx context.Context) schema.Schema { //nolint:funlen // a schema literal
@@ -57,9 +66,8 @@ func resourceSchema(ctx context.Context) schema.Schema { //nolint:funlen // a sc
 			"volume": schema.StringAttribute{
 				MarkdownDescription: "The name of the volume to archive, such as `sandbox_volume.workspace.name`. " +
 					"Changing it takes a new snapshot (replacement).",
-				Required: true,
-				Validators: []validator.String{stringvalidator.RegexMatches(volumeName,
-					"must be a volume's name: letters, digits, _, . and -, starting with a letter or digit")},
+				Required:      true,
+				Validators:    []validator.String{volumeValidator()},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"directory": schema.StringAttribute{
@@ -79,21 +87,22 @@ func resourceSchema(ctx context.Context) schema.Schema { //nolint:funlen // a sc
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
 			"max_size_mb": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("The most the volume's files may hold together, in MiB "+
-					"(default `%d`): a volume that holds more is refused, and no archive is left. A sandbox "+
+				MarkdownDescription: fmt.Sprintf("The most the volume's files may hold together, in MiB, "+
+					"from 1 to %d (default `%d`): a volume that holds more is refused, and no archive is left. A sandbox "+
 					"can fill its volume; this keeps it from filling the disk of the machine running "+
 					"Terraform. Changing it updates the state only: it bounds the next snapshot taken.",
-					defaultMaxSizeMB),
+					int64(maxMaxSizeMB), defaultMaxSizeMB),
 				Optional:   true,
 				Computed:   true,
 				Default:    int64default.StaticInt64(defaultMaxSizeMB),
-				Validators: []validator.Int64{int64validator.AtLeast(1)},
+				Validators: []validator.Int64{int64validator.Between(1, maxMaxSizeMB)},
 			},
 			"max_files": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("The most entries (files, directories, links) the volume may "+
-					"hold, from 1 to %d (default `%d`): a volume that holds more is refused. The provider "+
-					"keeps a few hundred bytes per entry in memory while it takes a snapshot. Changing it "+
-					"updates the state only.", maxMaxFiles, defaultMaxFiles),
+					"hold, from 1 to %d (default `%d`): a volume that holds more is refused. While it takes a "+
+					"snapshot, the provider keeps about 350 bytes per entry in memory, plus the entry's path "+
+					"(at most 4 KiB): some 35 MiB for 100,000 entries with short paths, at most 440 MiB. "+
+					"Changing it updates the state only.", maxMaxFiles, defaultMaxFiles),
 				Optional:   true,
 				Computed:   true,
 				Default:    int64default.StaticInt64(defaultMaxFiles),
