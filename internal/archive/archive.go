@@ -312,30 +312,6 @@ func (e *entry) name() string {
 	return e.rel
 }
 
-// before orders two relative paths as the kept form does: the directory
-// first, then a depth-first walk with each directory's entries sorted by
-// their names' bytes, a slash sorting before every other byte. It
-// compares in place: a sort of deep paths allocates nothing.
-func before(a, b string) bool {
-	if a == Root || b == Root {
-		return a == Root && b != Root
-	}
-	for i := range min(len(a), len(b)) {
-		ca, cb := a[i], b[i]
-		if ca == cb {
-			continue
-		}
-		if ca == '/' {
-			ca = 0
-		}
-		if cb == '/' {
-			cb = 0
-		}
-		return ca < cb
-	}
-	return len(a) < len(b)
-}
-
 // writer writes kept entries and hashes what it writes.
 type writer struct {
 	under    string // the directory the entries are written under, "" for none

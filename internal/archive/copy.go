@@ -87,6 +87,30 @@ func Snapshot(ctx context.Context, dst io.Writer, src io.Reader, strip string, l
 	return s, r.dropped, err
 }
 
+// before orders two relative paths as the kept form does: the directory
+// first, then a depth-first walk with each directory's entries sorted by
+// their names' bytes, a slash sorting before every other byte. It
+// compares in place: a sort of deep paths allocates nothing.
+func before(a, b string) bool {
+	if a == Root || b == Root {
+		return a == Root && b != Root
+	}
+	for i := range min(len(a), len(b)) {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			ca = 0
+		}
+		if cb == '/' {
+			cb = 0
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
+}
+
 // OrderError is an archive whose entries are not in the kept form's
 // order, which Stream and Restore cannot put right without a spool.
 type OrderError struct{ Entry, After string }
