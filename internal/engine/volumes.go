@@ -153,3 +153,10 @@ func VolumeBound(v Volume) (size int64, inMemory bool) {
 // mounts the volume: a seed's tar holds its files under it, so that the
 // engine applies the seed's owner to the volume's root too.
 const SeedDir = "seed"
+
+// VolumeChangedError is a volume that changed while a helper read it (an
+// entry went, or was replaced by another kind of file): what the
+// provider's program said, quoting the entry.
+type VolumeChangedError struct{ Said string }
+
+func (e *VolumeChangedError) Error() string { return e.Said }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 )
@@ -73,4 +74,76 @@ func TestWriteIsInTheKeptOrder(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
+}
+
+// A sandbox that keeps swapping a directory for a symbolic link to / and
+// for a FIFO while the volume is read: every archive holds only what the
+// volume held (never what the link leads to), and every read ends, in an
+// archive or a ChangedError, never waiting on the FIFO.
+func TestWalkASandboxSwapsStaysInside(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "d")
+	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	swapped := make(chan struct{})
+	go func() {
+		defer close(swapped)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = os.RemoveAll(d)
+			switch i % 3 {
+			case 0:
+				_ = os.Mkdir(d, 0o755)
+				_ = os.WriteFile(filepath.Join(d, "f"), []byte("f"), 0o600)
+			case 1:
+				_ = os.Symlink("/", d)
+			case 2:
+				_ = syscall.Mkfifo(d, 0o600)
+			}
+		}
+	}()
+	allowed := map[string]bool{"seed/": true, "seed/keep": true, "seed/d": true, "seed/d/": true, "seed/d/f": true}
+	var whole, changed int
+	for range 300 {
+		var out bytes.Buffer
+		done := make(chan error, 1)
+		go func() { done <- Write(&out, dir, "seed") }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a read did not end: it waited on what the sandbox swapped in")
+		}
+		var ce *ChangedError
+		if errors.As(err, &ce) {
+			changed++
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole++
+		tr := tar.NewReader(&out)
+		for {
+			h, err := tr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !allowed[h.Name] {
+				t.Fatalf("the archive holds %q, which is not in the volume", h.Name)
+			}
+		}
+	}
+	close(stop)
+	<-swapped
+	t.Logf("%d whole archives, %d reads that saw the volume change", whole, changed)
 }

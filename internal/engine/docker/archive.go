@@ -30,21 +30,27 @@ const stallTimeout = engine.QuickCallTimeout
 // ArchiveVolume reads the volume's content out through a helper container
 // that mounts it read-only at SeedDir, its entries under SeedDir, holding
 // its writers still meanwhile with hold, hands the stream to read, and
-// removes the helper and its image however it ends. The Docker engine's
-// archive endpoint gives the stream; Podman's gives every file its
-// container user's owner, so on Podman the helper runs the provider's own
-// program (package volumetar), which reads the volume inside it. A stream
-// that stands still for stallTimeout fails as an engine that did not
-// answer.
+// removes the helper and its image however it ends. The helper runs the
+// provider's own program (package volumetar), which reads the volume
+// inside it without following anything a sandbox swaps in, through an
+// exec's stream: the Docker engine holds a container's lock for the whole
+// of an archive endpoint's stream, and every other container's create and
+// removal wait behind it (moby/moby#29058), so a small snapshot would
+// wait for a large one beside it. Podman's archive endpoint gives every
+// file its container user's owner besides. Where the program cannot run
+// on the engine's host (another operating system or architecture, or a
+// build with cgo), Docker's archive endpoint gives the stream, and Podman
+// refuses. A stream that stands still for stallTimeout fails as an engine
+// that did not answer.
 func (c *Client) ArchiveVolume(ctx context.Context, volume, token string, hold func(context.Context) func(),
 	read func(tar io.Reader) error) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
-	use := helperReads
-	if c.Kind(ctx) == KindPodman {
-		if err := c.sameArch(ctx); err != nil {
+	use := helperRunsProgram
+	if err := c.programRuns(ctx); err != nil {
+		if c.Kind(ctx) == KindPodman {
 			return err
 		}
-		use = helperRunsProgram
+		use = helperReads
 	}
 	id, err := c.startHelper(ctx, volume, token, use)
 	if err != nil {
@@ -92,7 +98,9 @@ func (c *Client) runProgram(download *watched, id string, read func(tar io.Reade
 	defer att.Close()
 	pr, pw := io.Pipe()
 	stderr := engine.NewOutput(4096)
+	copied := make(chan struct{})
 	go func() {
+		defer close(copied)
 		_, err := stdcopy.StdCopy(pw, stderr.Stderr(), closeWhenDone(ctx, att))
 		_ = pw.CloseWithError(err)
 	}()
@@ -102,26 +110,28 @@ func (c *Client) runProgram(download *watched, id string, read func(tar io.Reade
 		err = archive.CheckEnd(download) // to the program's end
 	}
 	_ = pr.CloseWithError(err)
-	if said := strings.TrimSpace(stderr.Result("", 0).Stderr); err != nil && said != "" {
-		return fmt.Errorf("%w (the provider's program in the helper container said: %q)", err, said)
-	}
-	if err != nil {
-		return err
-	}
-	res, err := c.inspectExec(ctx, execID)
+	<-copied // what the program said is whole
+	said := strings.TrimSpace(stderr.Result("", 0).Stderr)
+	res, inspectErr := c.inspectExec(ctx, execID)
 	switch {
+	case inspectErr == nil && !res.Running && res.ExitCode == volumetar.ExitChanged:
+		// The stream it cut short says less than why it did.
+		return &engine.VolumeChangedError{Said: said}
+	case err != nil && said != "":
+		return fmt.Errorf("%w (the provider's program in the helper container said: %q)", err, said)
 	case err != nil:
 		return err
+	case inspectErr != nil:
+		return inspectErr
 	case res.ExitCode != 0:
-		return fmt.Errorf("the provider's program in the helper container exited with %d: %q", res.ExitCode,
-			strings.TrimSpace(stderr.Result("", 0).Stderr))
+		return fmt.Errorf("the provider's program in the helper container exited with %d: %q", res.ExitCode, said)
 	}
 	return nil
 }
 
-// sameArch refuses an engine whose host runs another architecture than
-// the provider, whose program could not run there.
-func (c *Client) sameArch(ctx context.Context) error {
+// programRuns says whether the provider's own executable can run on the
+// engine's host: a static Linux build of the host's architecture.
+func (c *Client) programRuns(ctx context.Context) error {
 	facts, err := c.Facts(ctx)
 	if err != nil {
 		return err
@@ -130,13 +140,13 @@ func (c *Client) sameArch(ctx context.Context) error {
 	if arch == "" {
 		arch = facts.Arch
 	}
-	if arch != runtime.GOARCH {
+	if runtime.GOOS != "linux" || arch != runtime.GOARCH {
 		return fmt.Errorf("the archive endpoint of Podman does not keep files' owners, so the provider reads a "+
-			"volume on Podman with its own program in a helper container, which runs only on a host of its own "+
-			"architecture: the provider is %s, the engine's host %s. Run Terraform on a %s machine to take "+
-			"this snapshot", runtime.GOARCH, facts.Arch, facts.Arch)
+			"volume on Podman with its own program in a helper container, which runs only on a Linux host of "+
+			"its own architecture: the provider is %s/%s, the engine's host linux/%s. Run Terraform on a "+
+			"linux/%s machine to take this snapshot", runtime.GOOS, runtime.GOARCH, arch, arch)
 	}
-	return nil
+	return volumetar.Static()
 }
 
 // ArchivesInOrder: the Docker engine's and Podman's archives walk each

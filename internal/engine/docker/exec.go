@@ -107,10 +107,39 @@ func (c *Client) startExec(ctx context.Context, id string, opts container.ExecOp
 	}
 	var att types.HijackedResponse
 	err = c.within(ctx, "the request to start an exec", engine.QuickCallTimeout, func(ctx context.Context) (err error) {
-		att, err = c.api.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+		att, err = attachWithin(ctx, func() (types.HijackedResponse, error) {
+			return c.api.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+		})
 		return err
 	})
 	return created.ID, att, err
+}
+
+// attachWithin runs a hijacking call, which reads the engine's answer
+// without heeding its context once the request is sent, and gives up when
+// ctx ends: an engine that never answers an exec's start cannot hold an
+// interrupted apply. A connection that answers later is closed.
+func attachWithin(ctx context.Context, attach func() (types.HijackedResponse, error)) (types.HijackedResponse, error) {
+	type answer struct {
+		att types.HijackedResponse
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		att, err := attach()
+		done <- answer{att, err}
+	}()
+	select {
+	case a := <-done:
+		return a.att, a.err
+	case <-ctx.Done():
+		go func() {
+			if a := <-done; a.err == nil {
+				a.att.Close()
+			}
+		}()
+		return types.HijackedResponse{}, ctx.Err()
+	}
 }
 
 func (c *Client) inspectExec(ctx context.Context, execID string) (container.ExecInspect, error) {

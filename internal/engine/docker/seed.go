@@ -4,12 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"debug/elf"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/mount"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
 )
 
 // Seeding a volume, and archiving one: the engines' API writes into (and
@@ -96,13 +95,17 @@ func (c *Client) startHelper(ctx context.Context, volume, token string, use help
 		host.CapAdd = []string{"DAC_READ_SEARCH"}
 	}
 	podman := c.Kind(ctx) == KindPodman
-	if podman {
+	switch {
+	case podman:
 		// Podman copies into and out of a volume only through a running
 		// container: the helper runs Podman's own init, which the engine
 		// mounts into it, pausing (catatonit -P), and nothing else.
 		yes := true
 		host.Init = &yes
 		cfg.Entrypoint, cfg.Cmd = []string{podmanInit}, []string{"-P"}
+	case use == helperRunsProgram:
+		// On Docker, the program waits until the helper is removed.
+		cfg.Entrypoint, cfg.Cmd = []string{helperProgram, volumetar.Command}, []string{"wait"}
 	}
 	var id string
 	err = c.within(ctx, "the request to create a container", engine.SlowCallTimeout, func(ctx context.Context) error {
@@ -113,7 +116,7 @@ func (c *Client) startHelper(ctx context.Context, volume, token string, use help
 	if err != nil {
 		return "", fmt.Errorf("creating the helper container: %w", err)
 	}
-	if podman {
+	if podman || use == helperRunsProgram {
 		if err := c.StartContainer(ctx, id); err != nil {
 			return "", fmt.Errorf("starting the helper container: %w", err)
 		}
@@ -158,37 +161,7 @@ func helperImageContent(program bool) (io.ReadCloser, error) {
 		_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
 		return io.NopCloser(&empty), nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("finding the provider's executable: %w", err)
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return nil, fmt.Errorf("reading the provider's executable: %w", err)
-	}
-	info, err := f.Stat()
-	if err == nil {
-		err = static(f, exe)
-	}
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	pr, pw := io.Pipe()
-	go func() {
-		defer func() { _ = f.Close() }()
-		tw := tar.NewWriter(pw)
-		err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(helperProgram, "/"), Mode: 0o755, Size: info.Size(),
-			Typeflag: tar.TypeReg})
-		if err == nil {
-			_, err = io.Copy(tw, f)
-		}
-		if err == nil {
-			err = tw.Close()
-		}
-		_ = pw.CloseWithError(err)
-	}()
-	return pr, nil
+	return volumetar.ProgramTar(strings.TrimPrefix(helperProgram, "/"))
 }
 
 // importedID reads the image ID from an import's JSON stream: Docker ends
@@ -249,20 +222,4 @@ func (c *Client) CleanUpSeed(ctx context.Context, token string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// static refuses an executable that needs a dynamic loader, which the
-// helper's image does not have: a build with cgo.
-func static(f io.ReaderAt, exe string) error {
-	e, err := elf.NewFile(f)
-	if err != nil {
-		return fmt.Errorf("reading the provider's executable %s: %w", exe, err)
-	}
-	for _, p := range e.Progs {
-		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("the provider's executable %s is linked dynamically (built with cgo), and cannot "+
-				"run in the helper container: use a release build, or build it with CGO_ENABLED=0", exe)
-		}
-	}
-	return nil
 }

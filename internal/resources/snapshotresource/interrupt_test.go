@@ -18,10 +18,17 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
-// isArchive matches the engine's archive endpoint: GET reads a volume
-// through a helper, PUT fills one.
+// isArchive matches the engine's archive endpoint, through which a PUT
+// fills a volume.
 func isArchive(method string) func(r *http.Request) bool {
 	return func(r *http.Request) bool { return r.Method == method && strings.HasSuffix(r.URL.Path, "/archive") }
+}
+
+// isVolumeRead matches the start of the exec that reads a volume: the
+// provider's program in the helper (these configurations run no other
+// command).
+func isVolumeRead(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/exec/") && strings.HasSuffix(r.URL.Path, "/start")
 }
 
 // snapshotConfig is the workspace, its running agent, and a snapshot of
@@ -67,7 +74,7 @@ func TestAccSnapshot_interruptedLeavesNothing(t *testing.T) {
 	cli := acctest.NewCLI(t, proxy.ProviderBlock()+snapshotConfig(name, dir, ""))
 	t.Cleanup(func() { cli.Run("destroy", "-auto-approve") })
 	cli.Run("apply", "-auto-approve", "-target=sandbox_container.agent")
-	proxy.SetRule(acctest.On(isArchive(http.MethodGet), acctest.Stall))
+	proxy.SetRule(acctest.On(isVolumeRead, acctest.Stall))
 	apply := cli.Start("apply", "-auto-approve")
 	for deadline := time.Now().Add(time.Minute); proxy.Count(acctest.Stall) == 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -106,7 +113,7 @@ func TestAccSnapshot_interruptedLeavesNothing(t *testing.T) {
 func TestAccSnapshot_faultsLeaveNothing(t *testing.T) {
 	name, dir := acctest.Name(t), t.TempDir()
 	proxy := acctest.NewFaultyEngine(t)
-	stall := func() { proxy.SetRule(acctest.On(isArchive(http.MethodGet), acctest.Stall)) }
+	stall := func() { proxy.SetRule(acctest.On(isVolumeRead, acctest.Stall)) }
 	left := func() { expectNothingLeft(t, dir, name+"-work", name+"-agent") }
 	restored := fmt.Sprintf(`
 resource "sandbox_volume" "restored" {
