@@ -5,32 +5,49 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/remotecommand"
 	utilexec "k8s.io/client-go/util/exec"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
 )
 
 // A claim is read and filled through a helper pod, as a Docker engine's
 // volume is through a helper container: the API has no other way into a
-// claim. The helper runs HelperImage's tar and sleep, as root with only
+// claim. The helper runs HelperImage's sleep and tar, as root with only
 // the capabilities the copy needs, no network (a deny-all NetworkPolicy,
 // as a sandbox's), no service account token, a read-only root, and the
 // claim mounted at SeedDir (read-only when it is read). The provider
 // streams the archive through the API server's pods/exec, checked before
-// it reaches the pod (package archive), and removes the pod however the
-// copy ends; a pod left by a provider killed outright carries the copy's
-// token and sleeps for an hour at most.
+// it reaches the pod (package archive) and in the header form every tar
+// reads alike, and removes the pod however the copy ends; a pod left by a
+// provider killed outright carries the copy's token and sleeps for an
+// hour at most. A claim is read by the provider's own program (package
+// volumetar), copied into the helper's memory-backed programDir with its
+// tar: the helper image's tar would write owners past 8 octal digits cut,
+// times before 1970 as 1970, and follow a directory a sandbox swaps for a
+// symbolic link.
 
 // DefaultHelperImage is the helper's image unless the provider names
 // another: any image with a busybox or GNU tar and sleep.
 const DefaultHelperImage = "busybox:1.37"
 
-// helperMemory bounds the helper pod's memory: tar streams.
+// helperMemory bounds the helper pod's memory: tar streams, and the
+// provider's program, in programRoom, reads one file at a time.
 const helperMemory = 256 << 20
+
+// programDir is where a reading helper holds the provider's program, a
+// memory-backed volume of programRoom bytes.
+const (
+	programDir  = "/tfsandbox"
+	programName = "volume-tar"
+	programRoom = 128 << 20
+)
 
 // Capabilities of the helper: reading every file of a claim, or writing
 // them with their owners and modes.
@@ -47,8 +64,12 @@ func (c *Client) helperSpec(claim, token string, readOnly bool) engine.Container
 	if readOnly {
 		caps = readCaps
 	}
+	var tmpfs map[string]string
+	if readOnly {
+		tmpfs = map[string]string{programDir: fmt.Sprintf("size=%d", programRoom)}
+	}
 	return engine.ContainerSpec{
-		Name: "tfsandbox-copy-" + token[:16], Image: c.helperImage, NetworkMode: "none",
+		Name: "tfsandbox-copy-" + token[:16], Image: c.helperImage, NetworkMode: "none", Tmpfs: tmpfs,
 		Entrypoint: []string{"sleep"}, Command: []string{"3600"}, Labels: labels, User: "0:0",
 		CapDrop: []string{"ALL"}, CapAdd: caps, SecurityOpt: []string{"no-new-privileges"}, ReadOnly: true,
 		Restart: "no", Limits: engine.Limits{Memory: helperMemory, MemorySwap: helperMemory},
@@ -68,19 +89,28 @@ func (c *Client) startHelper(ctx context.Context, claim, token string, readOnly 
 	return id, nil
 }
 
-// ArchivesInOrder: tar in a pod lists a directory as the file system
-// does.
-func (c *Client) ArchivesInOrder() bool { return false }
+// ArchivesInOrder: the provider's program walks each directory in its
+// names' order.
+func (c *Client) ArchivesInOrder() bool { return true }
 
-// ArchiveVolume reads the claim out through a helper pod running tar,
-// its entries under SeedDir. A cluster cannot pause a pod: hold is asked
-// all the same, and says so.
+// ArchiveVolume reads the claim out through a helper pod running the
+// provider's program, its entries under SeedDir. A cluster cannot pause a
+// pod: hold is asked all the same, and says so.
 func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold func(context.Context) func(),
 	read func(tar io.Reader) error) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
 	id, err := c.startHelper(ctx, claim, token, true)
 	if err != nil {
 		return err
+	}
+	command := []string{programDir + "/" + programName, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir}
+	if err := c.copyProgram(ctx, id); err != nil {
+		if !errors.As(err, new(*cannotRun)) {
+			return err
+		}
+		// Terraform on another system than the nodes': the helper image's
+		// tar reads the claim (the Kubernetes guide says what it keeps).
+		command = []string{"tar", "-cf", "-", "-C", "/", engine.SeedDir}
 	}
 	if hold != nil {
 		defer hold(ctx)()
@@ -90,17 +120,71 @@ func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold fu
 	go func() {
 		err := read(pr)
 		if err == nil {
-			err = archive.CheckEnd(pr) // tar's padding, and nothing else
+			err = archive.CheckEnd(pr) // the program writes the archive and nothing else
 		}
 		_ = pr.CloseWithError(err)
 		done <- err
 	}()
-	err = c.stream(ctx, id, []string{"tar", "-cf", "-", "-C", "/", engine.SeedDir}, nil, pw)
+	err = c.stream(ctx, id, command, nil, pw)
 	_ = pw.CloseWithError(err)
-	if readErr := <-done; readErr != nil {
-		return readErr
+	readErr := <-done
+	if changed := new(engine.VolumeChangedError); errors.As(err, &changed) || readErr == nil {
+		return err // the stream it cut short says less than why it did
 	}
-	return err
+	return readErr
+}
+
+// copyProgram copies the provider's own executable into the helper pod,
+// with the pod's tar, after checking that its node runs the provider's
+// architecture.
+func (c *Client) copyProgram(ctx context.Context, id string) error {
+	if err := c.sameArch(ctx, id); err != nil {
+		return err
+	}
+	program, err := volumetar.ProgramTar(programName)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = program.Close() }()
+	if err := c.stream(ctx, id, []string{"tar", "-xof", "-", "-C", programDir}, program, io.Discard); err != nil {
+		return fmt.Errorf("copying the provider's program into the helper pod (image %s, kubernetes.helper_image): %w",
+			c.helperImage, err)
+	}
+	return nil
+}
+
+// cannotRun is a provider whose executable cannot run on the helper's
+// node: another operating system or architecture, or a build with cgo.
+type cannotRun struct{ why string }
+
+func (e *cannotRun) Error() string { return e.why }
+
+// sameArch says whether the provider's executable can run on the helper
+// pod's node. A user who may not read nodes is not refused here: the
+// program's start then fails, naming its file.
+func (c *Client) sameArch(ctx context.Context, id string) error {
+	if err := volumetar.Static(); err != nil {
+		return &cannotRun{why: err.Error()}
+	}
+	pod, err := c.getPod(ctx, id)
+	if err != nil {
+		return err
+	}
+	node := &corev1.Node{}
+	err = c.call(ctx, "the request to read a node", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.core.Get().Resource("nodes").Name(pod.Spec.NodeName).Do(ctx).Into(node)
+	})
+	if isForbidden(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if info := node.Status.NodeInfo; info.OperatingSystem != runtime.GOOS || info.Architecture != runtime.GOARCH {
+		return &cannotRun{why: fmt.Sprintf("the provider is %s/%s, the node %s %s/%s", runtime.GOOS, runtime.GOARCH,
+			pod.Spec.NodeName, info.OperatingSystem, info.Architecture)}
+	}
+	return nil
 }
 
 // SeedVolume fills the claim through a helper pod running tar, from an
@@ -155,6 +239,9 @@ func (c *Client) stream(ctx context.Context, id string, command []string, stdin 
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case errors.As(err, &exit) && exit.ExitStatus() == volumetar.ExitChanged && len(command) > 1 &&
+		command[1] == volumetar.Command:
+		return &engine.VolumeChangedError{Said: strings.TrimSpace(stderr.Result("", 0).Stderr)}
 	case errors.As(err, &exit):
 		// What tar said names paths a sandbox wrote: quoted.
 		return fmt.Errorf("%s in the helper pod exited with %d: %q", command[0], exit.ExitStatus(),
