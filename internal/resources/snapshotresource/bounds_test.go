@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
 )
@@ -95,4 +98,66 @@ func emptyDir(dir string) error {
 		return fmt.Errorf("%s holds %s, want nothing", dir, entries[0].Name())
 	}
 	return nil
+}
+
+// Two snapshots in one apply, as Terraform runs them side by side: a
+// volume of one file beside one of 4 GiB (a sparse file, whose every byte
+// the engine still streams). Each finishes within its own timeout,
+// whatever the other holds: the small one's is 2 minutes, far less than
+// the large one takes.
+func TestAccSnapshot_smallBesideLarge(t *testing.T) {
+	name := acctest.Name(t)
+	dir := t.TempDir()
+	config := fmt.Sprintf(`
+resource "sandbox_volume" "large" {
+  name = "%[1]s-large"
+}
+
+resource "sandbox_volume" "small" {
+  name = "%[1]s-small"
+}
+
+resource "sandbox_container" "agent" {
+  name         = "%[1]s-agent"
+  image        = %[2]q
+  network_mode = "none"
+  cap_drop     = ["ALL"]
+  read_only    = true
+  mounts = {
+    "/large" = { volume = sandbox_volume.large.name }
+    "/small" = { volume = sandbox_volume.small.name }
+  }
+}
+`, name, acctest.TestImage)
+	snapshots := fmt.Sprintf(`
+resource "sandbox_snapshot" "large" {
+  volume      = sandbox_volume.large.name
+  directory   = %[1]q
+  max_size_mb = 8192
+  depends_on  = [sandbox_container.agent]
+}
+
+resource "sandbox_snapshot" "small" {
+  volume     = sandbox_volume.small.name
+  directory  = %[1]q
+  timeouts   = { create = "2m" }
+  depends_on = [sandbox_container.agent]
+}
+`, dir)
+	acctest.Test(t, []resource.TestStep{
+		{Config: config},
+		{
+			PreConfig: func() {
+				if _, err := acctest.ExecOK(context.Background(), t, name+"-agent", "sh", "-c",
+					"truncate -s 4294967296 /large/big && printf small > /small/one"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: config + snapshots,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("sandbox_snapshot.small", tfjsonpath.New("files"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue("sandbox_snapshot.large", tfjsonpath.New("files"), knownvalue.Int64Exact(2)),
+			},
+		},
+	})
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/timeouts"
 )
 
 // volumeDiagnostics describes a volume that could not be read.
@@ -28,8 +31,12 @@ func volumeDiagnostics(volume string, on engine.Engine, err error) diag.Diagnost
 
 // takeDiagnostics describes a snapshot that failed: nothing was recorded,
 // and no archive left.
-func takeDiagnostics(volume string, on engine.Engine, m resourceModel, err error) diag.Diagnostics {
+func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m resourceModel, unheld []string,
+	err error) diag.Diagnostics {
 	var diags diag.Diagnostics
+	var deadline *deadlineError // nil unless the snapshot's own timeout ended ctx
+	_ = errors.As(context.Cause(ctx), &deadline)
+	var changed *engine.VolumeChangedError
 	const none = "No archive was left and nothing was recorded."
 	var limit *archive.LimitError
 	var unsafe *archive.UnsafeError
@@ -47,10 +54,20 @@ func takeDiagnostics(volume string, on engine.Engine, m resourceModel, err error
 			"holds what no snapshot may: %s. A sandbox wrote it, and the provider never archives what could "+
 			"write outside a volume when restored. %s Remove it from the volume (from a sandbox that mounts "+
 			"it) and apply again.", volume, unsafe.Error(), none))
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &changed):
+		who := "A sandbox that mounts it writable wrote to it meanwhile"
+		if len(unheld) > 0 {
+			who = fmt.Sprintf("The sandboxes %s, which could not be held still, wrote to it meanwhile",
+				strings.Join(unheld, ", "))
+		}
+		diags.AddAttributeError(path.Root("volume"), "Volume changed during the snapshot", fmt.Sprintf("The "+
+			"volume %q changed while it was read (%s). %s. %s Stop those sandboxes (running = false) for the "+
+			"snapshot, or apply again when they are idle.", volume, engine.Printable(changed), who, none))
+	case deadline != nil:
 		diags.AddError("Snapshot timed out", fmt.Sprintf("Taking the snapshot of the volume %q on %s took "+
-			"longer than timeouts.create. %s Raise timeouts.create.", volume, on.Where(), none))
-	case errors.Is(err, context.Canceled):
+			"longer than %s (%s). %s Raise %s.", volume, on.Where(), deadline.attr, timeouts.Short(deadline.after),
+			none, deadline.attr))
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		diags.AddError("Snapshot interrupted", fmt.Sprintf("Taking the snapshot of the volume %q on %s was "+
 			"interrupted. %s", volume, on.Where(), none))
 	default:
@@ -59,4 +76,19 @@ func takeDiagnostics(volume string, on engine.Engine, m resourceModel, err error
 			m.Directory.ValueString(), engine.Brief(err), none))
 	}
 	return diags
+}
+
+// deadlineError is the cause of a context that the snapshot's own timeout
+// ended: the error names that timeout, and not a deadline an engine call
+// or another snapshot's wait ran into.
+type deadlineError struct {
+	attr  string // timeouts.create, or the action's timeout
+	after time.Duration
+}
+
+func (e *deadlineError) Error() string { return e.attr + " ran out" }
+
+// within bounds ctx by the snapshot's timeout, named attr.
+func within(ctx context.Context, attr string, after time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, after, &deadlineError{attr: attr, after: after})
 }

@@ -51,7 +51,7 @@ func (r *Resource) take(ctx context.Context, m *resourceModel) diag.Diagnostics 
 	}
 	if err != nil {
 		out.abort()
-		diags.Append(takeDiagnostics(volume, r.Client, *m, err)...)
+		diags.Append(takeDiagnostics(ctx, volume, r.Client, *m, h.unheld, err)...)
 		return diags
 	}
 	if len(dropped) > 0 {
@@ -112,6 +112,7 @@ type holder struct {
 	on     engine.Engine
 	diags  diag.Diagnostics
 	warned map[string]bool // a volume read twice (spooled) warns once
+	unheld []string        // the writers it could not hold
 }
 
 // hold is the hold ArchiveVolume takes.
@@ -134,12 +135,16 @@ func (h *holder) hold(volume string) func(context.Context) func() {
 		if h.pauser == nil {
 			h.warn(volume, fmt.Sprintf("%s cannot pause a sandbox, and %s were writing to it",
 				h.on.Where(), names(writers)))
+			for _, u := range writers {
+				h.unheld = append(h.unheld, u.Container)
+			}
 			return func() {}
 		}
 		var held []engine.VolumeUser
 		for _, u := range writers {
 			if err := h.pauser.PauseContainer(ctx, u.ID); err != nil {
 				h.warn(volume, fmt.Sprintf("the sandbox %s could not be paused (%s)", u.Container, engine.Brief(err)))
+				h.unheld = append(h.unheld, u.Container)
 				continue
 			}
 			held = append(held, u)

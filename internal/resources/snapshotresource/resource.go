@@ -60,7 +60,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := within(ctx, "timeouts.create", timeout)
 	defer cancel()
 	if resp.Diagnostics.Append(r.take(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return
