@@ -14,6 +14,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/timeouts"
 )
 
 // create makes the volume and seeds it, and returns its tokens. A volume
@@ -82,7 +83,13 @@ func (r *Resource) fill(ctx context.Context, m resourceModel, t tokens, diags *d
 	if err == nil {
 		return t, false
 	}
-	diags.Append(failed(name, r.Client.Endpoint(), err)...)
+	if te := timedOut(ctx); te != nil {
+		diags.AddAttributeError(path.Root("timeouts").AtName("create"), "Volume not filled in time", fmt.Sprintf(
+			"Filling the volume %q on the engine at %s from its snapshot or source %s. Raise timeouts.create "+
+				"for a volume of this size.", name, r.Client.Endpoint(), te))
+	} else {
+		diags.Append(failed(name, r.Client.Endpoint(), err)...)
+	}
 	// Half-filled: not a volume to record as seeded or restored.
 	undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
@@ -249,7 +256,8 @@ func provenVolume(v engine.Volume) (string, bool) {
 func importedModel(v engine.Volume) resourceModel {
 	m := resourceModel{Name: types.StringValue(v.Name), Labels: types.MapNull(types.StringType),
 		KeepOnDestroy: types.BoolValue(defaultKeepOnDestroy),
-		restoreModel:  restoreModel{Snapshot: types.ObjectNull(snapshotTypes)}}
+		restoreModel:  restoreModel{Snapshot: types.ObjectNull(snapshotTypes)},
+		timeoutsModel: timeoutsModel{Timeouts: timeouts.Null()}}
 	if v.Labels != nil {
 		m.observe(v)
 		m.sizeModel.observe(v)

@@ -22,6 +22,7 @@ type resourceModel struct {
 	seedModel
 	restoreModel
 	sizeModel
+	timeoutsModel
 }
 
 // spec is what the engine is asked to create, with the provider's labels

@@ -59,6 +59,11 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, diags := plan.within(ctx, false)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	tokens, kept, diags := r.create(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() && (!kept || !r.CLI.SavesFailedCreates()) {
@@ -115,6 +120,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	if plan.reseeds(state.seedModel) {
+		ctx, cancel, diags := plan.within(ctx, false)
+		defer cancel()
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
 		if err := r.seed(ctx, plan, engine.NewCreateToken()); err != nil {
 			resp.Diagnostics.Append(seedDiagnostics(plan.Name.ValueString(), r.Client.Endpoint(), err)...)
 			return
@@ -134,6 +144,11 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	if state.KeepOnDestroy.ValueBool() {
+		return
+	}
+	ctx, cancel, diags := state.within(ctx, true)
+	defer cancel()
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	tokens, diags := readTokens(ctx, req.Private, state.ID)

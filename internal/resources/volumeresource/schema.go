@@ -71,6 +71,7 @@ func resourceSchema() schema.Schema {
 	maps.Copy(s.Attributes, seedAttributes())
 	maps.Copy(s.Attributes, restoreAttributes())
 	maps.Copy(s.Attributes, sizeAttributes())
+	maps.Copy(s.Attributes, timeoutAttributes())
 	return s
 }
 
