@@ -42,6 +42,10 @@ type Limits struct {
 	MaxBytes int64
 	// MaxEntries bounds how many entries it has.
 	MaxEntries int
+	// Unpacker, when set, says why the unpacker a restore streams to would
+	// make an entry otherwise than the archive has it ("" when it would
+	// not): such an archive is refused with an *UnpackerError.
+	Unpacker func(h *tar.Header) string
 }
 
 // maxPath bounds a path and a link's target, in bytes: Linux's PATH_MAX.
@@ -85,10 +89,15 @@ func (e *LimitError) Error() string {
 }
 
 func unsafe(name, reason string) error {
+	return &UnsafeError{Entry: shorten(name), Reason: reason}
+}
+
+// shorten cuts a hostile path for a message.
+func shorten(name string) string {
 	if len(name) > 200 {
-		name = name[:200] + "..."
+		return name[:200] + "..."
 	}
-	return &UnsafeError{Entry: name, Reason: reason}
+	return name
 }
 
 // entry is one entry in the kept form: its relative path (Root for the
@@ -182,6 +191,11 @@ func (r *reader) check(h *tar.Header) (*entry, error) {
 	keep, err := r.checkType(h, e, &kept)
 	if err != nil || !keep {
 		return nil, err
+	}
+	if r.lim.Unpacker != nil {
+		if why := r.lim.Unpacker(&kept); why != "" {
+			return nil, &UnpackerError{Entry: shorten(h.Name), Reason: why}
+		}
 	}
 	e.hdr = kept
 	return e, nil

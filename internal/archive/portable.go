@@ -3,6 +3,7 @@ package archive
 import (
 	"archive/tar"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 )
@@ -24,6 +25,17 @@ func Portable(h *tar.Header) {
 	h.Xattrs = nil //nolint:staticcheck // the reader fills both; neither is kept
 	h.ModTime = h.ModTime.Truncate(time.Second)
 	h.AccessTime, h.ChangeTime = time.Time{}, time.Time{}
+}
+
+// UnpackerError is an archive with an entry that the engine it is
+// restored on would make otherwise than the archive has it.
+type UnpackerError struct {
+	Entry  string // the entry's path, shortened
+	Reason string
+}
+
+func (e *UnpackerError) Error() string {
+	return fmt.Sprintf("the archive's entry %q %s", e.Entry, e.Reason)
 }
 
 // maxTrailer bounds the zeros a tar program may write after an archive's

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"archive/tar"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -160,3 +161,10 @@ const SeedDir = "seed"
 type VolumeChangedError struct{ Said string }
 
 func (e *VolumeChangedError) Error() string { return e.Said }
+
+// RestoreRefuser is a backend whose unpacker makes some entries otherwise
+// than an archive has them: RefusesEntry says why it would for h, or "".
+// A restore of such an archive is refused before anything is made.
+type RestoreRefuser interface {
+	RefusesEntry(h *tar.Header) string
+}

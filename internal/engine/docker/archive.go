@@ -1,10 +1,12 @@
 package docker
 
 import (
+	"archive/tar"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -201,4 +203,16 @@ func (w *watched) cause(err error) error {
 		return &engine.UnansweredError{Endpoint: w.endpoint, Call: "the stream of a volume's archive", After: stallTimeout}
 	}
 	return err
+}
+
+// RefusesEntry: the Docker engine's and Podman's archive endpoints set a
+// time before 1970, or after 2262, to 1970 (their Chtimes), where a
+// restore must make exactly what the archive holds.
+func (c *Client) RefusesEntry(h *tar.Header) string {
+	if h.ModTime.Before(time.Unix(0, 0)) || h.ModTime.After(time.Unix(0, math.MaxInt64)) {
+		return fmt.Sprintf("is dated %s, which the archive endpoint of %s, through which a volume is filled, "+
+			"sets to 1970-01-01 (it sets no time before 1970 or after 2262)", h.ModTime.UTC().Format(time.RFC3339),
+			c.Where())
+	}
+	return ""
 }

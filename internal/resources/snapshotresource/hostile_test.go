@@ -3,13 +3,16 @@ package snapshotresource_test
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // What a hostile sandbox writes to make a restore unpack more than the
@@ -132,22 +135,42 @@ echo %s | base64 -d > big; truncate -s 9663676416 big; printf after > zz-after; 
 
 // A claim written by a sandbox running as uid 3000000 on the cluster,
 // with a file dated before 1970, read by the provider's own program in the
-// helper pod: restored on Docker with its owner and time. Busybox's
-// `tar -c` kept only the last 8 octal digits of such an owner, and wrote
-// the time as 1970.
+// helper pod: the snapshot keeps both (busybox's `tar -c` kept only the
+// last 8 octal digits of such an owner, and wrote the time as 1970). The
+// Docker engine's archive endpoint would restore that time as 1970, so the
+// restore there is refused, naming the entry, and leaves no volume.
 func TestAccClusterSnapshot_largeOwnersAndOldTimesLeaveTheCluster(t *testing.T) {
 	acctest.RequireCluster(t)
 	name := acctest.ClusterName(t)
+	dir := t.TempDir()
 	write := `set -e; cd /workspace; printf old > old; touch -d '1969-07-20 20:17:40' old; mkdir d; printf n > d/new`
 	cluster := clusterSide(t, "k8s")
-	tf := acctest.NewCLI(t, hostileTrip(name, t.TempDir(), cluster, dockerSide("engine"), write, hostileListing))
+	tf := acctest.NewCLI(t, hostileTrip(name, dir, cluster, dockerSide("engine"), write, hostileListing)+`
+output "file" { value = sandbox_snapshot.work.file }
+`)
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
-	tf.Run("apply", "-auto-approve")
-	wrote, read := tf.Exact("output", "-raw", "wrote"), tf.Exact("output", "-raw", "read")
-	if !strings.Contains(wrote, "./old regular file 644 3000000:3000000 3 -14182940") {
-		t.Fatalf("the sandbox's listing lacks the old file:\n%s", wrote)
+	out, err := tf.Try("apply", "-auto-approve", "-no-color", "-input=false")
+	if err == nil || !strings.Contains(acctest.Flatten(out), "cannot be restored exactly here") ||
+		!strings.Contains(acctest.Flatten(out), `"old" is dated 1969-07-20T20:17:40Z`) {
+		t.Fatalf("the restore on Docker of a file dated 1969: %v\n%s", err, out)
 	}
-	if read != wrote {
-		t.Fatalf("restored on Docker:\n%s\nwritten on the cluster:\n%s", read, wrote)
+	if _, err := acctest.Engine(t).InspectVolume(context.Background(), name+"-resumed"); !engine.IsNotFound(err) {
+		t.Errorf("the refused restore left its volume (%v)", err)
+	}
+	archived := map[string]string{}
+	f, err := os.Open(tf.Exact("output", "-raw", "file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	for tr := tar.NewReader(f); ; {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		archived[h.Name] = fmt.Sprintf("%d:%d %d", h.Uid, h.Gid, h.ModTime.Unix())
+	}
+	if archived["old"] != "3000000:3000000 -14182940" || !strings.HasPrefix(archived["d/new"], "3000000:3000000 ") {
+		t.Errorf("the snapshot taken on the cluster holds %v", archived)
 	}
 }

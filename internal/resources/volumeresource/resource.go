@@ -217,7 +217,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		seeded, restored = &state.seedModel, &state.restoreModel
 	}
 	plan.plan(ctx, seeded, resp)
-	plan.planRestore(ctx, restored, &resp.Diagnostics)
+	plan.planRestore(ctx, r.Client, restored, &resp.Diagnostics)
 }
 
 // ValidateConfig refuses what a memory volume cannot do, and a snapshot

@@ -49,6 +49,16 @@ var (
 // the file's own.
 var restoreLimits = archive.Limits{MaxEntries: 1000000}
 
+// limitsOn are restoreLimits with what the backend's unpacker would make
+// otherwise than the archive has it: refused before anything is made.
+func limitsOn(on engine.Engine) archive.Limits {
+	lim := restoreLimits
+	if r, ok := on.(engine.RestoreRefuser); ok {
+		lim.Unpacker = r.RefusesEntry
+	}
+	return lim
+}
+
 func restoreAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"snapshot": schema.SingleNestedAttribute{
@@ -118,7 +128,7 @@ func (m resourceModel) validateRestore(diags *diag.Diagnostics) {
 
 // planRestore checks a new volume's snapshot when the plan knows it and
 // the file is there, and warns when an existing volume's snapshot changes.
-func (m restoreModel) planRestore(ctx context.Context, state *restoreModel, diags *diag.Diagnostics) {
+func (m restoreModel) planRestore(ctx context.Context, on engine.Engine, state *restoreModel, diags *diag.Diagnostics) {
 	ref, known := m.snapshot()
 	if state != nil {
 		if !m.Snapshot.Equal(state.Snapshot) && m.restores() {
@@ -135,14 +145,14 @@ func (m restoreModel) planRestore(ctx context.Context, state *restoreModel, diag
 	if _, err := os.Stat(ref.File); err != nil {
 		return // made by this apply, or missing: apply says
 	}
-	diags.Append(checkSnapshot(ctx, ref, true)...)
+	diags.Append(checkSnapshot(ctx, ref, limitsOn(on), true)...)
 }
 
 // checkSnapshot checks the archive's digest, reading the whole file;
 // whole (at plan), it also reads the archive as the restore will, in the
 // same pass, without writing it anywhere, so that an archive a snapshot
 // would never write is refused before anything is made.
-func checkSnapshot(ctx context.Context, ref snapshotRef, whole bool) diag.Diagnostics {
+func checkSnapshot(ctx context.Context, ref snapshotRef, lim archive.Limits, whole bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	unreadable := func(err error) diag.Diagnostics {
 		diags.AddAttributeError(path.Root("snapshot").AtName("file"), "Cannot read the snapshot", fmt.Sprintf(
@@ -157,7 +167,7 @@ func checkSnapshot(ctx context.Context, ref snapshotRef, whole bool) diag.Diagno
 	defer func() { _ = f.Close() }()
 	var refused error
 	if whole {
-		s, err := archive.Restore(ctx, io.Discard, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, restoreLimits)
+		s, err := archive.Restore(ctx, io.Discard, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, lim)
 		if err == nil && s.SHA256 == ref.SHA256 {
 			return diags
 		}
@@ -173,6 +183,15 @@ func checkSnapshot(ctx context.Context, ref snapshotRef, whole bool) diag.Diagno
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != ref.SHA256 {
 		diags.Append(digestMismatch(ref, got))
+		return diags
+	}
+	var unpacker *archive.UnpackerError
+	if errors.As(refused, &unpacker) {
+		// A warning at plan, an error at apply: an error here would also
+		// stop the plan that a destroy runs first.
+		d := notHere(ref.File, unpacker)
+		diags.AddAttributeWarning(path.Root("snapshot").AtName("file"), d.Summary(), d.Detail()+
+			" The apply refuses it.")
 		return diags
 	}
 	if refused != nil {
@@ -215,7 +234,7 @@ func (r *Resource) restore(ctx context.Context, m resourceModel, token string) e
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, restoreLimits)
+		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, limitsOn(r.Client))
 		if err == nil && s.SHA256 != ref.SHA256 {
 			err = fmt.Errorf("the snapshot %q changed while it was restored (SHA-256 %s, not %s)", ref.File, s.SHA256, ref.SHA256)
 		}
@@ -239,6 +258,11 @@ func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var unsafe *archive.UnsafeError
 	var order *archive.OrderError
+	var unpacker *archive.UnpackerError
+	if errors.As(err, &unpacker) {
+		diags.Append(notHere("", unpacker))
+		return diags
+	}
 	if errors.As(err, &unsafe) || errors.As(err, &order) {
 		why := ""
 		if unsafe != nil {
@@ -255,6 +279,20 @@ func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	diags.AddAttributeError(path.Root("snapshot"), "Cannot restore the volume", fmt.Sprintf(
 		"Restoring the snapshot into the volume %q on the engine at %s failed: %s.", name, endpoint, engine.Printable(err)))
 	return diags
+}
+
+// notHere is a snapshot that the engine would restore otherwise than it
+// is: refused, before anything is made (at plan when the file is there).
+func notHere(file string, e *archive.UnpackerError) diag.Diagnostic {
+	which := "The snapshot"
+	if file != "" {
+		which = fmt.Sprintf("The snapshot %q", file)
+	}
+	return diag.NewAttributeErrorDiagnostic(path.Root("snapshot").AtName("file"), "Snapshot cannot be restored exactly here",
+		fmt.Sprintf("%s holds what this engine would restore otherwise: %s. A restore makes exactly what the "+
+			"snapshot holds, or nothing: no volume is left. Restore it on a cluster, or change the entry in the "+
+			"volume it was taken from (touch it, from a sandbox that mounts it) and take the snapshot again.",
+			which, e.Error()))
 }
 
 // plannedRoot is who will own the volume's root, and its mode, when the
