@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
@@ -90,9 +91,22 @@ func (c *Client) ArchiveVolume(ctx context.Context, volume, token string, hold f
 // writes to read.
 func (c *Client) runProgram(download *watched, id string, read func(tar io.Reader) error) error {
 	ctx := download.ctx
-	execID, att, err := c.startExecOnce(ctx, id, container.ExecOptions{
-		Cmd:          []string{helperProgram, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir},
-		AttachStdout: true, AttachStderr: true,
+	var created container.ExecCreateResponse
+	err := c.within(ctx, "the request to create an exec", engine.QuickCallTimeout, func(ctx context.Context) (err error) {
+		created, err = c.api.ContainerExecCreate(ctx, id, container.ExecOptions{
+			Cmd:          []string{helperProgram, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir},
+			AttachStdout: true, AttachStderr: true,
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// Its start is the stream's: the watch bounds it, and an engine that
+	// never answers it is a stream that stood still.
+	execID := created.ID
+	att, err := attachWithin(ctx, func() (types.HijackedResponse, error) {
+		return c.api.ContainerExecAttach(ctx, execID, container.ExecAttachOptions{})
 	})
 	if err != nil {
 		return err

@@ -73,7 +73,9 @@ func (r *Resource) archive(ctx context.Context, archiver engine.VolumeArchiver, 
 	take := func(copyOut func(tar io.Reader) (archive.Summary, []string, error)) error {
 		return archiver.ArchiveVolume(ctx, volume, engine.NewCreateToken(), h.hold(volume), func(tar io.Reader) error {
 			var err error
-			s, dropped, err = copyOut(tar)
+			if s, dropped, err = copyOut(tar); err == nil {
+				err = h.verify(ctx, volume) // before the writers held are let go
+			}
 			return err
 		})
 	}
@@ -102,83 +104,6 @@ func (r *Resource) archive(ctx context.Context, archiver engine.VolumeArchiver, 
 func pauserOf(e engine.Engine) engine.Pauser {
 	p, _ := e.(engine.Pauser)
 	return p
-}
-
-// holder holds still the running sandboxes that mount a volume writable,
-// for as long as the engine reads the volume, and says what it could not
-// hold.
-type holder struct {
-	pauser engine.Pauser
-	on     engine.Engine
-	diags  diag.Diagnostics
-	warned map[string]bool // a volume read twice (spooled) warns once
-	unheld []string        // the writers it could not hold
-}
-
-// hold is the hold ArchiveVolume takes.
-func (h *holder) hold(volume string) func(context.Context) func() {
-	return func(ctx context.Context) func() {
-		users, err := h.on.VolumeUsers(ctx, volume)
-		if err != nil {
-			h.warn(volume, fmt.Sprintf("which sandboxes write to it could not be asked (%s)", engine.Brief(err)))
-			return func() {}
-		}
-		var writers []engine.VolumeUser
-		for _, u := range users {
-			if u.Writable && u.Running {
-				writers = append(writers, u)
-			}
-		}
-		if len(writers) == 0 {
-			return func() {}
-		}
-		if h.pauser == nil {
-			h.warn(volume, fmt.Sprintf("%s cannot pause a sandbox, and %s were writing to it",
-				h.on.Where(), names(writers)))
-			for _, u := range writers {
-				h.unheld = append(h.unheld, u.Container)
-			}
-			return func() {}
-		}
-		var held []engine.VolumeUser
-		for _, u := range writers {
-			if err := h.pauser.PauseContainer(ctx, u.ID); err != nil {
-				h.warn(volume, fmt.Sprintf("the sandbox %s could not be paused (%s)", u.Container, engine.Brief(err)))
-				h.unheld = append(h.unheld, u.Container)
-				continue
-			}
-			held = append(held, u)
-		}
-		return func() { h.release(ctx, held) }
-	}
-}
-
-// release lets the held sandboxes go, even after the snapshot was
-// interrupted; one that cannot be is an error naming the fix.
-func (h *holder) release(ctx context.Context, held []engine.VolumeUser) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-	defer cancel()
-	for _, u := range held {
-		if err := h.pauser.UnpauseContainer(ctx, u.ID); err != nil && !engine.IsNotFound(err) {
-			h.diags.AddError("Sandbox left paused", fmt.Sprintf("The sandbox %s, paused while its volume was "+
-				"archived, could not be unpaused on %s (%s). The next apply of its sandbox_container "+
-				"unpauses it.", u.Container, h.on.Where(), engine.Brief(err)))
-		}
-	}
-}
-
-func (h *holder) warn(volume, why string) {
-	if h.warned[why] {
-		return
-	}
-	if h.warned == nil {
-		h.warned = map[string]bool{}
-	}
-	h.warned[why] = true
-	h.diags.AddAttributeWarning(path.Root("volume"), "Snapshot taken while sandboxes write", fmt.Sprintf(
-		"The snapshot of the volume %q was taken without holding its writers still: %s. A file written "+
-			"during the copy may be archived half-written, or as it was before. Stop those sandboxes "+
-			"(running = false) before the snapshot for an archive of one moment.", volume, why))
 }
 
 func names(users []engine.VolumeUser) string {
