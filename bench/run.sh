@@ -38,6 +38,10 @@
 #                        restored by the provider, against the floor of
 #                        streaming its tar through the engine's archive
 #                        endpoint with the docker CLI; 0 skips them
+#   BENCH_SNAPSHOT_DEEP=100000 with them, the deep tree's row: that many
+#                        empty files BENCH_SNAPSHOT_DEPTH=100 directories
+#                        down, snapshotted (time and peak RSS), against
+#                        `docker cp` of the same volume
 #   BENCH_DESTROY_SPLIT=1 in each round, also the floor's removal asking the
 #                        engine to remove anonymous volumes too (as the
 #                        provider does), and the provider's destroy without

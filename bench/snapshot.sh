@@ -61,15 +61,38 @@ for round in $(seq "$rounds"); do
 done
 docker volume rm "$snap_volume" >/dev/null
 
+# The deep tree's row (issue 46): BENCH_SNAPSHOT_DEEP empty files in a
+# directory BENCH_SNAPSHOT_DEPTH levels down, snapshotted, against the
+# floor of `docker cp` of the same volume: checking an entry must cost the
+# same at any depth, and memory per entry is what max_files says.
+deep_files="${BENCH_SNAPSHOT_DEEP:-100000}"
+deep_depth="${BENCH_SNAPSHOT_DEPTH:-100}"
+deep_volume=tfbench-deep
+echo "== deep tree row: $deep_files files at depth $deep_depth"
+docker volume create "$deep_volume" >/dev/null
+docker run --rm --network none -v "$deep_volume:/v" "$image" sh -c "
+  d=/v; i=0; while [ \$i -lt $deep_depth ]; do d=\$d/d; i=\$((i + 1)); done
+  mkdir -p \$d && cd \$d && i=0; while [ \$i -lt $deep_files ]; do : > f\$i; i=\$((i + 1)); done"
+for round in $(seq "$rounds"); do
+  snap_volume="$deep_volume" snap_mb=deep snap_floor take
+  TF_VAR_volume="$deep_volume" tfdir=tf-snapshot where=snapshot tf deeptake 1 apply -auto-approve \
+    -var "max_files=$((deep_files + deep_depth + 1))"
+  terraform -chdir="$work/tf-snapshot" destroy -auto-approve -input=false -no-color -var n=1 \
+    -var "max_files=$((deep_files + deep_depth + 1))" -var "volume=$deep_volume" >"$work/tf-deep-destroy.log" 2>&1
+  rm -f "$snap_dir"/*.tar "$work/floor.tar"
+done
+docker volume rm "$deep_volume" >/dev/null
+
 echo
 echo "A volume of $snap_mb MiB in $snap_files files, snapshotted and restored, medians of $rounds rounds"
 echo "(targets: within 1.3x of the floor each way; the provider's peak RSS under 64 MiB)."
 echo
 # The targets are judged at the size they are set for: below it, the
 # fixed costs of a terraform run and a helper dominate both ways.
-awk -F'\t' -v judged="$([ "$snap_mb" -ge 1024 ] && echo 1 || echo 0)" "$median_awk"'
+awk -F'\t' -v judged="$([ "$snap_mb" -ge 1024 ] && echo 1 || echo 0)" -v deep_files="$deep_files" \
+  -v deep_depth="$deep_depth" "$median_awk"'
   function verdict(ok) { if (!judged) return "not judged below 1024 MiB"; if (!ok) missed++; return ok ? "met" : "NOT MET" }
-  $2 == "snapshot" || $2 == "snapfloor" { secs[$2, $3] = secs[$2, $3] " " $4 }
+  $2 == "snapshot" || $2 == "snapfloor" { secs[$2, $3 == "take" && $1 == "deep" ? "deep" : $3] = secs[$2, $3 == "take" && $1 == "deep" ? "deep" : $3] " " $4 }
   $2 == "snapshot" && $5 > rss[$3] { rss[$3] = $5 }
   END {
     printf "| phase   | floor (s) | provider (s) | ratio | peak RSS (MiB) | target  |\n"
@@ -78,6 +101,12 @@ awk -F'\t' -v judged="$([ "$snap_mb" -ge 1024 ] && echo 1 || echo 0)" "$median_a
     for (i = 1; i <= 2; i++) {
       p = phases[i]; f = median(secs["snapfloor", p]); v = median(secs["snapshot", p])
       printf "| %-7s | %9.2f | %12.2f | %5.2f | %14.1f | %-7s |\n", p, f, v, v / f, rss[p] / 1024, verdict(v <= 1.3 * f && rss[p] < 64 * 1024)
+    }
+    f = median(secs["snapfloor", "deep"]); v = median(secs["snapshot", "deeptake"])
+    if (v > 0) {
+      printf "\n| deep tree (%d files at depth %d) | floor (s) | provider (s) | ratio | peak RSS (MiB) |\n", deep_files, deep_depth
+      printf "|---|---:|---:|---:|---:|\n"
+      printf "| take | %.2f | %.2f | %.2f | %.1f |\n", f, v, v / f, rss["deeptake"] / 1024
     }
     exit missed > 0
   }' "$results" | tee "$work/snapshot.md"

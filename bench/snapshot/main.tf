@@ -21,6 +21,12 @@ variable "dir" {
   type = string
 }
 
+variable "max_files" {
+  description = "The snapshot's max_files."
+  type        = number
+  default     = 100000
+}
+
 variable "restore" {
   description = "The snapshot to restore (null: take one)."
   type        = object({ file = string, sha256 = string })
@@ -31,7 +37,8 @@ resource "sandbox_snapshot" "s" {
   count           = var.restore == null ? 1 : 0
   volume          = var.volume
   directory       = var.dir
-  max_size_mb     = 2 * var.n
+  max_size_mb     = 2 * var.n + 1
+  max_files       = var.max_files
   keep_on_destroy = true
 }
 
