@@ -15,10 +15,11 @@
 // FIFO is refused, never followed or waited on. What it writes is read by
 // package archive, as hostile as the volume it came from.
 //
-//	terraform-provider-sandbox Command wait
+//	terraform-provider-sandbox Command wait [SECONDS]
 //
-// blocks until it is killed: what a Docker helper runs while the provider
-// reads through it.
+// blocks until it is stopped, or for SECONDS (WaitAtMost without them): what a Docker helper runs
+// while the provider reads through it. A helper left by a provider killed
+// outright stops on its own.
 package volumetar
 
 import (
@@ -40,6 +41,9 @@ import (
 // Command is the argument that runs the program instead of the provider.
 const Command = "__tfsandbox_volume_tar"
 
+// WaitAtMost bounds a wait given no bound.
+const WaitAtMost = time.Hour
+
 // Exit statuses: ExitChanged says that the volume changed while it was
 // read (an entry went, or became another kind of file).
 const (
@@ -51,10 +55,19 @@ const (
 // Main runs the program on its arguments (after Command) and returns its
 // exit status.
 func Main(args []string) int {
-	if len(args) == 1 && args[0] == "wait" {
+	if len(args) >= 1 && args[0] == "wait" {
+		bound := WaitAtMost
+		if len(args) == 2 {
+			if secs, err := strconv.Atoi(args[1]); err == nil && secs > 0 {
+				bound = time.Duration(secs) * time.Second
+			}
+		}
 		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-		<-stop
+		select {
+		case <-stop:
+		case <-time.After(bound):
+		}
 		return 0
 	}
 	if len(args) != 2 {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,7 +106,7 @@ func (c *Client) startHelper(ctx context.Context, volume, token string, use help
 		cfg.Entrypoint, cfg.Cmd = []string{podmanInit}, []string{"-P"}
 	case use == helperRunsProgram:
 		// On Docker, the program waits until the helper is removed.
-		cfg.Entrypoint, cfg.Cmd = []string{helperProgram, volumetar.Command}, []string{"wait"}
+		cfg.Entrypoint, cfg.Cmd = []string{helperProgram, volumetar.Command}, []string{"wait", helperLife(ctx)}
 	}
 	var id string
 	err = c.within(ctx, "the request to create a container", engine.SlowCallTimeout, func(ctx context.Context) error {
@@ -122,6 +123,17 @@ func (c *Client) startHelper(ctx context.Context, volume, token string, use help
 		}
 	}
 	return id, nil
+}
+
+// helperLife is how long a helper that runs the provider's program waits,
+// in seconds: the caller's time and a minute, so that one left by a
+// provider killed outright stops on its own.
+func helperLife(ctx context.Context) string {
+	life := volumetar.WaitAtMost
+	if deadline, ok := ctx.Deadline(); ok {
+		life = time.Until(deadline) + time.Minute
+	}
+	return strconv.Itoa(int(life.Seconds()) + 1)
 }
 
 // helperProgram is where a helper image holds the provider's program.
