@@ -47,20 +47,7 @@ func clusterSide(t *testing.T, alias string) side {
 // by agentWrites and listed, its snapshot, and the workspace resumed on to
 // and listed there.
 func roundTrip(name, dir string, from, to side) string {
-	sandbox := func(s side, role, volume string) string {
-		return fmt.Sprintf(`
-resource "sandbox_container" %[2]q {
-  provider     = sandbox.%[1]s
-  name         = "%[4]s-%[2]s"
-  image        = %[5]q
-  network_mode = "none"
-  user         = "65534:65534"
-  cap_drop     = ["ALL"]
-  read_only    = true
-  mounts       = { "/workspace" = { volume = %[3]s.name } }
-}
-`, s.alias, role, volume, name, acctest.TestImage)
-	}
+	sandbox := func(s side, role, volume string) string { return sandboxOn(s, role, volume, name, "65534:65534") }
 	return from.provider + to.provider + fmt.Sprintf(`
 resource "sandbox_volume" "work" {
   provider = sandbox.%[1]s
@@ -96,6 +83,23 @@ resource "sandbox_exec" "read" {
 }
 `, from.alias, to.alias, name, from.volumeExtra, to.volumeExtra, agentWrites+"\n"+portableListing, dir,
 		portableListing) + sandbox(from, "agent", "sandbox_volume.work") + sandbox(to, "resumed", "sandbox_volume.resumed")
+}
+
+// sandboxOn is the sandbox role of a round trip on s, running as user,
+// that mounts volume at /workspace.
+func sandboxOn(s side, role, volume, name, user string) string {
+	return fmt.Sprintf(`
+resource "sandbox_container" %[2]q {
+  provider     = sandbox.%[1]s
+  name         = "%[4]s-%[2]s"
+  image        = %[5]q
+  network_mode = "none"
+  user         = %[6]q
+  cap_drop     = ["ALL"]
+  read_only    = true
+  mounts       = { "/workspace" = { volume = %[3]s.name } }
+}
+`, s.alias, role, volume, name, acctest.TestImage, user)
 }
 
 // portableListing is listing without link counts of directories, which

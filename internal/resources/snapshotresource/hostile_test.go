@@ -27,20 +27,7 @@ const hostileOwner = "3000000:3000000"
 // hostileOwner with write, snapshotted, restored on to, and listed on both
 // sides with list.
 func hostileTrip(name, dir string, from, to side, write, list string) string {
-	sandbox := func(s side, role, volume string) string {
-		return fmt.Sprintf(`
-resource "sandbox_container" %[2]q {
-  provider     = sandbox.%[1]s
-  name         = "%[4]s-%[2]s"
-  image        = %[5]q
-  network_mode = "none"
-  user         = %[6]q
-  cap_drop     = ["ALL"]
-  read_only    = true
-  mounts       = { "/workspace" = { volume = %[3]s.name } }
-}
-`, s.alias, role, volume, name, acctest.TestImage, hostileOwner)
-	}
+	sandbox := func(s side, role, volume string) string { return sandboxOn(s, role, volume, name, hostileOwner) }
 	return from.provider + to.provider + fmt.Sprintf(`
 resource "sandbox_volume" "work" {
   provider = sandbox.%[1]s
