@@ -66,7 +66,7 @@ func restoreAttributes() map[string]schema.Attribute {
 				"sandbox_snapshot.work.file, sha256 = sandbox_snapshot.work.sha256 }`: the volume holds exactly " +
 				"the archive's content, with its owners, modes and times, on whichever engine or cluster took " +
 				"it. The file's SHA-256 is checked against `sha256` before anything is created, at plan when " +
-				"the file is there, and again while it is copied; a mismatch is an error and creates nothing. " +
+				"the file is there, and again while it is copied; a mismatch is an error and leaves no volume. " +
 				"The archive is read as hostile: symbolic links are restored as links and never followed, " +
 				"device files and setuid bits never restored. Not with `source`, `owner` or `reseed`. A later " +
 				"change restores nothing into the existing volume (the plan warns); replace the volume to " +
@@ -148,10 +148,12 @@ func (m restoreModel) planRestore(ctx context.Context, on engine.Engine, state *
 	diags.Append(checkSnapshot(ctx, ref, limitsOn(on), true)...)
 }
 
-// checkSnapshot checks the archive's digest, reading the whole file;
-// whole (at plan), it also reads the archive as the restore will, in the
-// same pass, without writing it anywhere, so that an archive a snapshot
-// would never write is refused before anything is made.
+// checkSnapshot, whole (at plan), checks the archive's digest and reads
+// it as the restore will, in one pass, without writing it anywhere, so
+// that an archive a snapshot would never write is refused before anything
+// is made. Not whole (at apply), it only checks that the file can be read:
+// the restore checks the digest while it streams, and a mismatch leaves
+// no volume (reading 1 GiB once less).
 func checkSnapshot(ctx context.Context, ref snapshotRef, lim archive.Limits, whole bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	unreadable := func(err error) diag.Diagnostics {
@@ -165,17 +167,16 @@ func checkSnapshot(ctx context.Context, ref snapshotRef, lim archive.Limits, who
 		return unreadable(err)
 	}
 	defer func() { _ = f.Close() }()
-	var refused error
-	if whole {
-		s, err := archive.Restore(ctx, io.Discard, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, lim)
-		if err == nil && s.SHA256 == ref.SHA256 {
-			return diags
-		}
-		// Refused, or another file: which one, the digest of the whole file says.
-		refused = err
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return unreadable(err)
-		}
+	if !whole {
+		return diags
+	}
+	s, refused := archive.Restore(ctx, io.Discard, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, lim)
+	if refused == nil && s.SHA256 == ref.SHA256 {
+		return diags
+	}
+	// Refused, or another file: which one, the digest of the whole file says.
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return unreadable(err)
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
@@ -236,7 +237,7 @@ func (r *Resource) restore(ctx context.Context, m resourceModel, token string) e
 		defer close(done)
 		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, limitsOn(r.Client))
 		if err == nil && s.SHA256 != ref.SHA256 {
-			err = fmt.Errorf("the snapshot %q changed while it was restored (SHA-256 %s, not %s)", ref.File, s.SHA256, ref.SHA256)
+			err = &mismatchError{got: s.SHA256, want: ref.SHA256}
 		}
 		produced = err
 		_ = pw.CloseWithError(err)
@@ -259,6 +260,15 @@ func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	var unsafe *archive.UnsafeError
 	var order *archive.OrderError
 	var unpacker *archive.UnpackerError
+	var mismatch *mismatchError
+	if errors.As(err, &mismatch) {
+		diags.AddAttributeError(path.Root("snapshot").AtName("sha256"), "Snapshot digest mismatch", fmt.Sprintf(
+			"The snapshot's SHA-256 is %s, not %s as snapshot.sha256 says (or the file changed while it was "+
+				"restored): it is not the snapshot that was taken. The new volume %q, which held part of it, is "+
+				"removed from the engine at %s. Set snapshot to a sandbox_snapshot's file and sha256, as they "+
+				"are recorded.", mismatch.got, mismatch.want, name, endpoint))
+		return diags
+	}
 	if errors.As(err, &unpacker) {
 		diags.Append(notHere("", unpacker))
 		return diags
@@ -279,6 +289,14 @@ func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	diags.AddAttributeError(path.Root("snapshot"), "Cannot restore the volume", fmt.Sprintf(
 		"Restoring the snapshot into the volume %q on the engine at %s failed: %s.", name, endpoint, engine.Printable(err)))
 	return diags
+}
+
+// mismatchError is a restored archive whose digest, known once it was
+// read whole, is not the one given.
+type mismatchError struct{ got, want string }
+
+func (e *mismatchError) Error() string {
+	return fmt.Sprintf("the snapshot's SHA-256 is %s, not %s", e.got, e.want)
 }
 
 // notHere is a snapshot that the engine would restore otherwise than it
