@@ -24,6 +24,7 @@ package volumetar
 
 import (
 	"archive/tar"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,10 @@ import (
 
 // Command is the argument that runs the program instead of the provider.
 const Command = "__tfsandbox_volume_tar"
+
+// outBuffer is how much the program writes to its standard output at
+// once: the engine carries each write through its exec's pipes.
+const outBuffer = 1 << 20
 
 // WaitAtMost bounds a wait given no bound.
 const WaitAtMost = time.Hour
@@ -74,7 +79,12 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME | wait\n", Command)
 		return exitUsage
 	}
-	if err := Write(os.Stdout, args[0], args[1]); err != nil {
+	out := bufio.NewWriterSize(os.Stdout, outBuffer)
+	err := Write(out, args[0], args[1])
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if errors.As(err, new(*ChangedError)) {
 			return ExitChanged
@@ -104,7 +114,7 @@ func Write(w io.Writer, dir, name string) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	wk := &walker{tw: tar.NewWriter(w), links: map[[2]uint64]string{}}
+	wk := &walker{tw: tar.NewWriter(w), links: map[[2]uint64]string{}, buf: make([]byte, outBuffer)}
 	if err := wk.tw.WriteHeader(header(name+"/", tar.TypeDir, &st)); err != nil {
 		return err
 	}
@@ -118,6 +128,7 @@ func Write(w io.Writer, dir, name string) error {
 type walker struct {
 	tw    *tar.Writer
 	links map[[2]uint64]string // a regular file's device and inode: its first name
+	buf   []byte               // a file's content on its way
 }
 
 // dir writes the entries of the directory open at fd, whose entry is
@@ -227,7 +238,7 @@ func (wk *walker) file(parent int, name, entry string, st *unix.Stat_t) error {
 	if err := wk.tw.WriteHeader(h); err != nil {
 		return err
 	}
-	n, err := io.Copy(wk.tw, io.LimitReader(f, h.Size))
+	n, err := io.CopyBuffer(wk.tw, io.LimitReader(f, h.Size), wk.buf)
 	if err == nil && n < h.Size {
 		return &ChangedError{Entry: entry, How: "shrank while it was read"}
 	}
