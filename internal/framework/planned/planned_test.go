@@ -1,6 +1,10 @@
 package planned
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+)
 
 func TestWritableBy(t *testing.T) {
 	t.Parallel()
@@ -35,4 +39,41 @@ func TestRecordAndLookUp(t *testing.T) {
 	if _, ok := VolumeRoot("unix:///b", "work"); ok {
 		t.Error("a volume of another engine was found")
 	}
+}
+
+// A start waits for the reads of its volumes, and only those; a read
+// waits for a start under way.
+func TestReadsAndStarts(t *testing.T) {
+	bg := context.Background()
+	endA, err := Reading(bg, "e", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel()
+	endB, err := Starting(short, "e", []string{"b"})
+	if err != nil {
+		t.Fatalf("another volume's read held the start: %v", err)
+	}
+	if _, err := Starting(short, "e", []string{"a", "b"}); err == nil {
+		t.Fatal("a start did not wait for the read of its volume")
+	}
+	short2, cancel2 := context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel2()
+	if _, err := Reading(short2, "e", "b"); err == nil {
+		t.Fatal("a read did not wait for the start under way")
+	}
+	endB()
+	endA()
+	endA() // once
+	endC, err := Starting(bg, "e", []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	endC()
+	endR, err := Reading(bg, "e", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endR()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -55,7 +57,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	if diags.Append(r.checkFilesSeen(ctx, id, m, paths)...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
-	if diags.Append(r.writeAndStart(ctx, id, files, m.Running.ValueBool())...); diags.HasError() {
+	if diags.Append(r.writeAndStart(ctx, id, files, m.Running.ValueBool(), writableVolumes(spec))...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	if m.Running.ValueBool() && !m.runsKeepAlive() {
@@ -164,7 +166,8 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 
 // writeAndStart writes the files into the created container and starts it
 // when it should run.
-func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.File, running bool) diag.Diagnostics {
+func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.File, running bool,
+	volumes []string) diag.Diagnostics {
 	if len(files) > 0 {
 		if err := r.copier.CopyFiles(ctx, id, files); err != nil {
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot write files into sandbox",
@@ -175,12 +178,42 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 	if !running {
 		return nil
 	}
+	started, err := r.awaitSnapshots(ctx, volumes)
+	if err != nil {
+		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", err.Error())}
+	}
+	defer started()
 	if err := r.Client.StartContainer(ctx, id); err != nil {
 		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", fmt.Sprintf(
 			"Container %s was created on %s, but the engine could not start it: %s",
 			engine.ShortID(id), r.Client.Where(), engine.Brief(err)))}
 	}
 	return nil
+}
+
+// writableVolumes are the named volumes the sandbox mounts writable.
+func writableVolumes(spec engine.ContainerSpec) []string {
+	var v []string
+	for _, m := range spec.Mounts {
+		if m.Volume != "" && !m.ReadOnly {
+			v = append(v, m.Volume)
+		}
+	}
+	return v
+}
+
+// awaitSnapshots waits, before the sandbox starts, until no snapshot of
+// this apply reads a volume it would write to (framework/planned), within
+// ctx, and records the start until started is called: the snapshot is of
+// one moment.
+func (r *Resource) awaitSnapshots(ctx context.Context, volumes []string) (started func(), err error) {
+	started, err = planned.Starting(ctx, r.Client.Endpoint(), volumes)
+	if err != nil {
+		return nil, fmt.Errorf("the sandbox waited to start until the snapshots of this apply that read its volumes "+
+			"(%s) had ended, and its timeout ran out first: %v. Raise timeouts.create, or take the "+
+			"snapshots in another apply", strings.Join(volumes, ", "), err)
+	}
+	return started, nil
 }
 
 // checkFilesSeen refuses files that the image's symlinks lead under a

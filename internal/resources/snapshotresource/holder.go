@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
 )
 
 // holder holds still the running sandboxes that mount a volume writable,
@@ -27,6 +28,7 @@ type holder struct {
 type volumeUsers interface {
 	VolumeUsers(ctx context.Context, volume string) ([]engine.VolumeUser, error)
 	Where() string
+	Endpoint() string
 }
 
 // holdRounds bounds how often the holder lists the volume's writers again
@@ -40,6 +42,13 @@ func (h *holder) hold(volume string) func(context.Context) func() {
 	return func(ctx context.Context) func() {
 		h.held = map[string]bool{}
 		var held []engine.VolumeUser
+		// A sandbox of this apply does not start writing to the volume
+		// while it is read (framework/planned); one starting now is
+		// waited for, then held with the others.
+		reading, err := planned.Reading(ctx, h.on.Endpoint(), volume)
+		if err != nil {
+			return func() {} // ctx ended: the read fails with it
+		}
 		for range holdRounds {
 			writers, ok := h.runningWriters(ctx, volume)
 			if !ok || len(writers) == 0 {
@@ -64,7 +73,10 @@ func (h *holder) hold(volume string) func(context.Context) func() {
 				}
 			}
 		}
-		return func() { h.release(ctx, held) }
+		return func() {
+			h.release(ctx, held)
+			reading()
+		}
 	}
 }
 

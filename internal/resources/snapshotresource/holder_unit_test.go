@@ -26,6 +26,8 @@ func (f *fakeEngine) VolumeUsers(context.Context, string) ([]engine.VolumeUser, 
 
 func (f *fakeEngine) Where() string { return "the fake engine" }
 
+func (f *fakeEngine) Endpoint() string { return "fake://" }
+
 func (f *fakeEngine) PauseContainer(_ context.Context, id string) error {
 	f.paused = append(f.paused, id)
 	return nil
