@@ -13,13 +13,9 @@ import (
 // from (a Docker helper image's content, a cluster helper's copy). It
 // refuses an executable that needs a dynamic loader, which no helper has.
 func ProgramTar(name string) (io.ReadCloser, error) {
-	exe, err := os.Executable()
+	f, exe, err := executable()
 	if err != nil {
-		return nil, fmt.Errorf("finding the provider's executable: %w", err)
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return nil, fmt.Errorf("reading the provider's executable: %w", err)
+		return nil, err
 	}
 	info, err := f.Stat()
 	if err == nil {
@@ -48,16 +44,25 @@ func ProgramTar(name string) (io.ReadCloser, error) {
 // Static refuses the provider's executable where it needs a dynamic
 // loader, which no helper has.
 func Static() error {
-	exe, err := os.Executable()
+	f, exe, err := executable()
 	if err != nil {
-		return fmt.Errorf("finding the provider's executable: %w", err)
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return fmt.Errorf("reading the provider's executable: %w", err)
+		return err
 	}
 	defer func() { _ = f.Close() }()
 	return static(f, exe)
+}
+
+// executable opens the provider's own executable.
+func executable() (*os.File, string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, "", fmt.Errorf("finding the provider's executable: %w", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the provider's executable: %w", err)
+	}
+	return f, exe, nil
 }
 
 // static refuses an executable that needs a dynamic loader, which a

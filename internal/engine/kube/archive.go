@@ -138,7 +138,7 @@ func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold fu
 // with the pod's tar, after checking that its node runs the provider's
 // architecture.
 func (c *Client) copyProgram(ctx context.Context, id string) error {
-	if err := c.sameArch(ctx, id); err != nil {
+	if err := c.programRuns(ctx, id); err != nil {
 		return err
 	}
 	program, err := volumetar.ProgramTar(programName)
@@ -159,10 +159,10 @@ type cannotRun struct{ why string }
 
 func (e *cannotRun) Error() string { return e.why }
 
-// sameArch says whether the provider's executable can run on the helper
+// programRuns says whether the provider's executable can run on the helper
 // pod's node. A user who may not read nodes is not refused here: the
 // program's start then fails, naming its file.
-func (c *Client) sameArch(ctx context.Context, id string) error {
+func (c *Client) programRuns(ctx context.Context, id string) error {
 	if err := volumetar.Static(); err != nil {
 		return &cannotRun{why: err.Error()}
 	}

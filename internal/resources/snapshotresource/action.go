@@ -121,7 +121,7 @@ func (a *Action) Invoke(ctx context.Context, req action.InvokeRequest, resp *act
 			return
 		}
 	}
-	ctx, cancel := within(ctx, "timeout", timeout)
+	ctx, cancel := timeouts.Within(ctx, "timeout", timeout)
 	defer cancel()
 	if resp.Diagnostics.Append(a.take(ctx, &m)...); resp.Diagnostics.HasError() {
 		return

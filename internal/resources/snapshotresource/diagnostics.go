@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -34,8 +33,7 @@ func volumeDiagnostics(volume string, on engine.Engine, err error) diag.Diagnost
 func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m resourceModel, unheld []string,
 	err error) diag.Diagnostics {
 	var diags diag.Diagnostics
-	var deadline *deadlineError // nil unless the snapshot's own timeout ended ctx
-	_ = errors.As(context.Cause(ctx), &deadline)
+	deadline := timeouts.ExpiredIn(ctx) // nil unless the snapshot's own timeout ended ctx
 	var changed *engine.VolumeChangedError
 	const none = "No archive was left and nothing was recorded."
 	var limit *archive.LimitError
@@ -65,8 +63,8 @@ func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m res
 			"snapshot, or apply again when they are idle.", volume, engine.Printable(changed), who, none))
 	case deadline != nil:
 		diags.AddError("Snapshot timed out", fmt.Sprintf("Taking the snapshot of the volume %q on %s took "+
-			"longer than %s (%s). %s Raise %s.", volume, on.Where(), deadline.attr, timeouts.Short(deadline.after),
-			none, deadline.attr))
+			"longer than %s (%s). %s Raise %s.", volume, on.Where(), deadline.Attr, timeouts.Short(deadline.After),
+			none, deadline.Attr))
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		diags.AddError("Snapshot interrupted", fmt.Sprintf("Taking the snapshot of the volume %q on %s was "+
 			"interrupted. %s", volume, on.Where(), none))
@@ -76,19 +74,4 @@ func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m res
 			m.Directory.ValueString(), engine.Brief(err), none))
 	}
 	return diags
-}
-
-// deadlineError is the cause of a context that the snapshot's own timeout
-// ended: the error names that timeout, and not a deadline an engine call
-// or another snapshot's wait ran into.
-type deadlineError struct {
-	attr  string // timeouts.create, or the action's timeout
-	after time.Duration
-}
-
-func (e *deadlineError) Error() string { return e.attr + " ran out" }
-
-// within bounds ctx by the snapshot's timeout, named attr.
-func within(ctx context.Context, attr string, after time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, after, &deadlineError{attr: attr, after: after})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/timeouts"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -60,7 +61,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := within(ctx, "timeouts.create", timeout)
+	ctx, cancel := timeouts.Within(ctx, "timeouts.create", timeout)
 	defer cancel()
 	if resp.Diagnostics.Append(r.take(ctx, &plan)...); resp.Diagnostics.HasError() {
 		return

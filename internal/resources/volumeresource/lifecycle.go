@@ -83,7 +83,7 @@ func (r *Resource) fill(ctx context.Context, m resourceModel, t tokens, diags *d
 	if err == nil {
 		return t, false
 	}
-	if te := timedOut(ctx); te != nil {
+	if te := timeouts.ExpiredIn(ctx); te != nil {
 		diags.AddAttributeError(path.Root("timeouts").AtName("create"), "Volume not filled in time", fmt.Sprintf(
 			"Filling the volume %q on the engine at %s from its snapshot or source %s. Raise timeouts.create "+
 				"for a volume of this size.", name, r.Client.Endpoint(), te))

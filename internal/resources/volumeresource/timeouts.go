@@ -2,8 +2,6 @@ package volumeresource
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -30,19 +28,8 @@ func timeoutAttributes() map[string]schema.Attribute {
 		defaultDeleteTimeout)
 }
 
-// timeoutError is the cause of a context that timeouts ended: the error
-// names the timeout, not the engine call it cut.
-type timeoutError struct {
-	attr  string
-	after time.Duration
-}
-
-func (e *timeoutError) Error() string {
-	return fmt.Sprintf("took longer than %s (%s)", e.attr, timeouts.Short(e.after))
-}
-
 // within bounds ctx by the create (or delete) timeout of m, with a cause
-// that names it.
+// that names it (timeouts.ExpiredIn).
 func (m timeoutsModel) within(ctx context.Context, del bool) (context.Context, context.CancelFunc, diag.Diagnostics) {
 	attr, limit, diags := "timeouts.create", time.Duration(0), diag.Diagnostics(nil)
 	if del {
@@ -54,15 +41,6 @@ func (m timeoutsModel) within(ctx context.Context, del bool) (context.Context, c
 	if diags.HasError() {
 		return ctx, func() {}, diags
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, limit, &timeoutError{attr: attr, after: limit})
+	ctx, cancel := timeouts.Within(ctx, attr, limit)
 	return ctx, cancel, nil
-}
-
-// timedOut is the timeout that ended ctx, or nil.
-func timedOut(ctx context.Context) *timeoutError {
-	var te *timeoutError
-	if errors.As(context.Cause(ctx), &te) {
-		return te
-	}
-	return nil
 }
