@@ -50,6 +50,9 @@ type Sandboxes interface {
 	RemoveContainer(ctx context.Context, id string) error
 	ContainersCreatedWith(ctx context.Context, token string) ([]string, error)
 	ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error)
+	// ProvenanceOf says who made s, as InspectContainer gave it: the
+	// provider only where it can prove it (madeby.go).
+	ProvenanceOf(ctx context.Context, s Sandbox) (Provenance, error)
 	LastLogLines(ctx context.Context, id string, n int) (string, error)
 	RunExec(ctx context.Context, id string, spec ExecSpec) (ExecResult, error)
 }

@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // Facts are what the engine reports about itself that bounds a sandbox:
 // its memory, its CPUs, its runtimes, the limits it can apply and its
 // default seccomp profile.
@@ -23,6 +25,9 @@ type Facts struct {
 	DataRoot string
 	// Arch is the engine host's architecture, as uname -m prints it.
 	Arch string
+	// ClockOffset is how far the engine's clock is ahead of the
+	// provider's, as read when the Facts were asked (Docker-API engines).
+	ClockOffset time.Duration
 	// ReadsOnlyRunning says the engine copies a file out of a running
 	// container only (Podman), so a volume is read through a running one.
 	ReadsOnlyRunning bool

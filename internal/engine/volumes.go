@@ -71,9 +71,14 @@ func (e *VolumeInUseError) Unwrap() error { return e.Cause }
 
 // VolumeMadeWith reports whether v is the volume the provider created with
 // the create token: a volume carries only the labels its create gave it
-// (nothing passes labels on to a volume), so its token proves it.
+// (nothing passes labels on to a volume), and the name it was made as
+// (LabelMadeAs, madeby.go), which a copy of its labels made while it
+// exists cannot have. A volume made before LabelMadeAt existed has its
+// token alone.
 func VolumeMadeWith(v Volume, token string) bool {
-	return token != "" && ManagedBy(v.Labels) && v.Labels[LabelCreateToken] == token
+	madeAs, recorded := v.Labels[LabelMadeAs]
+	return token != "" && ManagedBy(v.Labels) && v.Labels[LabelCreateToken] == token &&
+		(!recorded || madeAs == v.Name)
 }
 
 // VolumeUser is a container that mounts a volume, and how.

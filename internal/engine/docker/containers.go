@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"strings"
 	"time"
@@ -19,12 +20,18 @@ func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec)
 	if err != nil {
 		return "", err
 	}
+	// The engine's time binds the create token to the container the
+	// engine makes now (engine/madeby.go).
+	labels := maps.Clone(spec.Labels)
+	if labels[engine.LabelCreateToken] != "" {
+		labels[engine.LabelMadeAt] = engine.MadeAt(c.engineNow(ctx))
+	}
 	cfg := &container.Config{
 		Image:        spec.Image,
 		Entrypoint:   spec.Entrypoint,
 		Cmd:          spec.Command,
 		Env:          spec.Env,
-		Labels:       spec.Labels,
+		Labels:       labels,
 		WorkingDir:   spec.WorkingDir,
 		User:         spec.User,
 		ExposedPorts: exposedPorts(spec.Ports),

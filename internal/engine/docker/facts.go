@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -39,7 +40,9 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 		if podman {
 			own.Go(func() (err error) { p, err = c.podmanInfo(ctx); return err })
 		}
+		asked := time.Now()
 		info, err := c.api.Info(ctx)
+		answered := time.Now()
 		if ownErr := own.Wait(); err == nil {
 			err = ownErr
 		}
@@ -52,6 +55,7 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 		for name, rt := range info.Runtimes {
 			f.Runtimes[name] = rt.Path
 		}
+		f.ClockOffset = clockOffset(info.SystemTime, asked, answered)
 		f.Enforces = dockerEnforcement(info.MemoryLimit, info.SwapLimit, info.CPUCfsQuota, info.PidsLimit)
 		f.Seccomp.Enabled = slices.ContainsFunc(info.SecurityOptions, func(o string) bool {
 			return strings.HasPrefix(o, "name=seccomp")
@@ -68,6 +72,28 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 	}
 	c.facts = &f
 	return f, nil
+}
+
+// clockOffset is how far the engine's clock, which read systemTime while
+// the provider waited from asked to answered, is ahead of the provider's:
+// zero when the engine did not say.
+func clockOffset(systemTime string, asked, answered time.Time) time.Duration {
+	engineNow, err := time.Parse(time.RFC3339Nano, systemTime)
+	if err != nil {
+		return 0
+	}
+	return engineNow.Sub(asked.Add(answered.Sub(asked) / 2))
+}
+
+// engineNow is the engine's time now, as the provider reads it from the
+// engine's clock when it first asked for the Facts; the provider's own
+// time when the engine did not answer.
+func (c *Client) engineNow(ctx context.Context) time.Time {
+	f, err := c.Facts(ctx)
+	if err != nil {
+		return time.Now()
+	}
+	return time.Now().Add(f.ClockOffset)
 }
 
 // dockerEnforcement is what Docker's /info says it can limit.

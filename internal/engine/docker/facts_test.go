@@ -117,3 +117,17 @@ func TestKindFromThePingAndPodmanFactsAtOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestClockOffset(t *testing.T) {
+	asked := time.Date(2026, 12, 4, 22, 0, 0, 0, time.UTC)
+	answered := asked.Add(200 * time.Millisecond)
+	if got := clockOffset(asked.Add(5*time.Second).Format(time.RFC3339Nano), asked, answered); got != 4900*time.Millisecond {
+		t.Errorf("an engine 5 s ahead, read between asked and answered: offset %v, want 4.9s", got)
+	}
+	if got := clockOffset(asked.Add(-time.Hour).Format(time.RFC3339Nano), asked, answered); got != -time.Hour-100*time.Millisecond {
+		t.Errorf("an engine an hour behind: offset %v", got)
+	}
+	if got := clockOffset("", asked, answered); got != 0 {
+		t.Errorf("an engine that does not say its time: offset %v, want 0", got)
+	}
+}

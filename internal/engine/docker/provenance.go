@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
@@ -35,9 +36,61 @@ func (c *Client) BuiltByProvider(ctx context.Context, img engine.Image) (bool, e
 	}
 	labels := img.Config.Labels
 	if listed, ok := labels[engine.LabelBuildLabels]; ok {
-		return newestEntriesSetExactly(history, listed, labels[engine.LabelBuildToken]), nil
+		if !newestEntriesSetExactly(history, listed, labels[engine.LabelBuildToken]) {
+			return false, nil
+		}
+		return c.firstBuilt(ctx, img)
 	}
 	return newestEntrySets(history, labels[engine.LabelBuildToken]), nil
+}
+
+// firstBuilt reports whether img is the first image the engine made of
+// those that carry its build token (engine/madeby.go): a build by hand
+// that copies every label of the provider's image comes after it.
+func (c *Client) firstBuilt(ctx context.Context, img engine.Image) (bool, error) {
+	// Not the builder's intermediate images, which carry the labels of the
+	// steps before them and were made first.
+	list, err := c.listImages(ctx, image.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("label", engine.LabelBuildToken+"="+img.Config.Labels[engine.LabelBuildToken]))})
+	if err != nil {
+		return false, err
+	}
+	own := preciseTime(img.Created)
+	if own.IsZero() {
+		return false, nil // an image the engine cannot place comes first of none
+	}
+	made := []engine.Made{{ID: img.ID, Created: own}}
+	var tied []engine.Made
+	for _, s := range list {
+		if s.ID == img.ID {
+			continue
+		}
+		m := engine.Made{ID: s.ID, Created: time.Unix(s.Created, 0)}
+		if m.Created.Equal(made[0].Created.Truncate(time.Second)) {
+			tied = append(tied, m) // the list's whole seconds: asked again below
+			continue
+		}
+		made = append(made, m)
+	}
+	for _, m := range tied {
+		other, err := c.inspectImage(ctx, m.ID)
+		if engine.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		made = append(made, engine.Made{ID: m.ID, Created: preciseTime(other.Created)})
+	}
+	return engine.FirstMade(img.ID, made), nil
+}
+
+// preciseTime is an engine's RFC 3339 time; the zero time, which comes
+// first (so that an image it cannot place proves the other nothing), when
+// it does not parse.
+func preciseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
 }
 
 // buildLabelKeys is the value of LabelBuildLabels for a build that sets
@@ -150,9 +203,11 @@ func newestEntrySets(history []image.HistoryResponseItem, token string) bool {
 	return false
 }
 
-// createdByProvider keeps the containers of list that CreatedByProvider
-// proves, asking the engine once for each image's labels. A container
-// whose image is gone cannot have inherited from it now: its labels stand.
+// createdByProvider keeps the containers of list that the provider can
+// prove it created (engine/madeby.go): CreatedByProvider, asking the engine
+// once for each image's labels (a container whose image is gone cannot
+// have inherited from it now: its labels stand), made within its create's
+// window, and the first the engine made of those that carry its token.
 func (c *Client) createdByProvider(ctx context.Context, list []container.Summary) ([]container.Summary, error) {
 	imageLabels := map[string]map[string]string{}
 	var out []container.Summary
@@ -168,12 +223,118 @@ func (c *Client) createdByProvider(ctx context.Context, list []container.Summary
 			}
 			imageLabels[s.ImageID] = labels
 		}
-		if engine.CreatedByProvider(s.Labels, labels) {
+		if engine.CreatedByProvider(s.Labels, labels) && engine.MadeInWindow(s.Labels, createdAt(s.Created)) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	if len(out) == 0 {
+		return out, nil
+	}
+	holders, err := c.tokenHolders(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(out, func(s container.Summary) bool {
+		return !engine.FirstMade(s.ID, holders[s.Labels[engine.LabelCreateToken]])
+	}), nil
 }
+
+// ProvenanceOf says who made s: the provider where it can prove it, as
+// createdByProvider does for a listing.
+func (c *Client) ProvenanceOf(ctx context.Context, s engine.Sandbox) (engine.Provenance, error) {
+	if s.Config == nil || !engine.CarriesProviderLabels(s.Config.Labels) {
+		return engine.MadeByHand, nil
+	}
+	switch proven, err := c.provenContainer(ctx, s); {
+	case err != nil:
+		return 0, err
+	case proven:
+		return engine.MadeByProvider, nil
+	}
+	return engine.LabelsNotItsOwn, nil
+}
+
+// provenContainer reports whether the provider can prove it created s.
+func (c *Client) provenContainer(ctx context.Context, s engine.Sandbox) (bool, error) {
+	if !engine.ManagedBy(s.Config.Labels) || !engine.MadeInWindow(s.Config.Labels, s.Created) {
+		return false, nil
+	}
+	var imageLabels map[string]string
+	img, err := c.inspectImage(ctx, s.Image)
+	switch {
+	case err == nil && img.Config != nil:
+		imageLabels = img.Config.Labels
+	case err != nil && !engine.IsNotFound(err):
+		return false, err
+	}
+	token := s.Config.Labels[engine.LabelCreateToken]
+	if !engine.CreatedByProvider(s.Config.Labels, imageLabels) {
+		return false, nil
+	}
+	holders, err := c.tokenHolders(ctx, token)
+	return err == nil && engine.FirstMade(s.ID, holders[token]), err
+}
+
+// tokenHolders lists, by create token, the containers that carry one
+// (token's alone, unless empty) and when the engine made each. The list
+// gives creation times in whole seconds: where the first second of a
+// token is shared, the engine's inspect data tells them apart.
+func (c *Client) tokenHolders(ctx context.Context, token string) (map[string][]engine.Made, error) {
+	filter := engine.LabelCreateToken
+	if token != "" {
+		filter += "=" + token
+	}
+	var list []container.Summary
+	err := c.within(ctx, "the request to list containers", engine.QuickCallTimeout, func(ctx context.Context) (err error) {
+		list, err = c.api.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", filter))})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	holders := map[string][]engine.Made{}
+	for _, s := range list {
+		t := s.Labels[engine.LabelCreateToken]
+		holders[t] = append(holders[t], engine.Made{ID: s.ID, Created: time.Unix(s.Created, 0)})
+	}
+	for t, made := range holders {
+		if err := c.preciseFirst(ctx, made); err != nil {
+			return nil, err
+		}
+		holders[t] = made
+	}
+	return holders, nil
+}
+
+// preciseFirst replaces, where several of made share the earliest second,
+// their creation times by the engine's precise ones.
+func (c *Client) preciseFirst(ctx context.Context, made []engine.Made) error {
+	if len(made) < 2 {
+		return nil
+	}
+	first := slices.MinFunc(made, func(a, b engine.Made) int { return a.Created.Compare(b.Created) }).Created
+	for i := range made {
+		if !made[i].Created.Equal(first) {
+			continue
+		}
+		s, err := c.InspectContainer(ctx, made[i].ID)
+		if engine.IsNotFound(err) {
+			made[i].Created = time.Unix(1<<62, 0) // gone meanwhile: never first
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if precise, err := time.Parse(time.RFC3339Nano, s.Created); err == nil {
+			made[i].Created = precise
+		}
+	}
+	return nil
+}
+
+// createdAt is a container list's creation time (seconds since the epoch)
+// in RFC 3339.
+func createdAt(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.RFC3339Nano) }
 
 // RemoveLeftBuilds removes the untagged images that the provider built
 // with the label key=value and that nothing uses: what a build cut off on

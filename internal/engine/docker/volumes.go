@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,6 +28,9 @@ func (c *Client) CreateVolume(ctx context.Context, spec engine.VolumeSpec) (engi
 	if err != nil {
 		return engine.Volume{}, err
 	}
+	// The name it is made as binds its labels to it (engine/madeby.go).
+	spec.Labels = maps.Clone(spec.Labels)
+	spec.Labels[engine.LabelMadeAs] = spec.Name
 	var v engine.Volume
 	makeCtx, cancel := engine.Uncancelled(ctx)
 	defer cancel()

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"bytes"
+	"context"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,4 +41,20 @@ func labelsWrittenByProvider(fields []metav1.ManagedFieldsEntry) bool {
 		}
 	}
 	return false
+}
+
+// ProvenanceOf says who made the sandbox s: the provider where the pod's
+// managed fields prove it; by hand where the pod carries none of the
+// provider's labels or annotations.
+func (c *Client) ProvenanceOf(ctx context.Context, s engine.Sandbox) (engine.Provenance, error) {
+	pod, err := c.getPod(ctx, s.ID)
+	switch {
+	case err != nil:
+		return 0, err
+	case madeByProvider(pod):
+		return engine.MadeByProvider, nil
+	case engine.CarriesProviderLabels(pod.Labels) || engine.CarriesProviderLabels(pod.Annotations):
+		return engine.LabelsNotItsOwn, nil
+	}
+	return engine.MadeByHand, nil
 }

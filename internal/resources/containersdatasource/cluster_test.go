@@ -16,8 +16,8 @@ import (
 
 // On the test cluster (the cluster pass), the data source lists the
 // sandboxes the provider made, with the pod's isolation verdict; a pod that
-// copies a sandbox's labels and annotations is not the provider's, and is
-// not listed.
+// copies a sandbox's labels and annotations is not the provider's: it is
+// neither listed nor imported.
 func TestAccCluster_containersDataSource(t *testing.T) {
 	name := acctest.ClusterName(t)
 	config := acctest.ClusterProvider(t, "") + fmt.Sprintf(`
@@ -59,6 +59,18 @@ data "sandbox_containers" "test" {
 				})),
 				statecheck.CompareValuePairs(data, entry(0, "id"), "sandbox_container.test", tfjsonpath.New("id"), compareSame),
 			},
+		},
+		{
+			// Nor is it imported.
+			Config: config + fmt.Sprintf(`
+resource "sandbox_container" "copy" {
+  name         = "%s-b-copy"
+  image        = %q
+  network_mode = "none"
+}
+`, name, acctest.TestImage),
+			ResourceName: "sandbox_container.copy", ImportState: true, ImportStateId: name + "-b-copy",
+			ExpectError: acctest.Phrase("Sandbox not made by this provider"),
 		},
 	})
 }

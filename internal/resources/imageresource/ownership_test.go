@@ -24,6 +24,12 @@ import (
 // buildByHand builds, as a user would with docker build, an image FROM
 // base with one step of its own, tagged tag, and returns its ID.
 func buildByHand(ctx context.Context, api *client.Client, base, step, tag string) (string, error) {
+	return buildByHandWith(ctx, api, base, step, tag, nil)
+}
+
+// buildByHandWith is buildByHand whose build also sets labels, as the
+// build API's labels (the provider's way).
+func buildByHandWith(ctx context.Context, api *client.Client, base, step, tag string, labels map[string]string) (string, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dockerfile := []byte(fmt.Sprintf("FROM %s\n%s\n", base, step))
@@ -36,7 +42,8 @@ func buildByHand(ctx context.Context, api *client.Client, base, step, tag string
 	if err := tw.Close(); err != nil {
 		return "", err
 	}
-	resp, err := api.ImageBuild(ctx, &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, Version: build.BuilderV1})
+	resp, err := api.ImageBuild(ctx, &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, Version: build.BuilderV1,
+		Labels: labels})
 	if err != nil {
 		return "", err
 	}

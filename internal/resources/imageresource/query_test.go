@@ -2,12 +2,14 @@ package imageresource_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -69,6 +71,14 @@ resource "sandbox_image" "kept" {
 	}
 	// Removed before the destroy, which its parent's removal waits for.
 	t.Cleanup(func() { _, _ = api.ImageRemove(context.Background(), childID, image.RemoveOptions{Force: true}) })
+	// A build by hand that copies every label of the agent's image, build
+	// token and list of labels included, as the provider's build sets them.
+	copyTag := name + "-copy:1"
+	copyID, err := copyByHand(ctx, api, agentID, copyTag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = api.ImageRemove(context.Background(), copyID, image.RemoveOptions{Force: true}) })
 
 	// The state is lost.
 	tf.SetConfig("")
@@ -87,7 +97,7 @@ list "sandbox_image" "left" {
 			t.Errorf("the generated configuration lacks %s:\n%s", want, generated)
 		}
 	}
-	for _, unwanted := range []string{childID, earlierKept, childTag} {
+	for _, unwanted := range []string{childID, earlierKept, childTag, copyID, copyTag} {
 		if strings.Contains(generated, unwanted) {
 			t.Errorf("the generated configuration holds %s, which the query must not offer:\n%s", unwanted, generated)
 		}
@@ -116,5 +126,34 @@ list "sandbox_image" "left" {
 	if err == nil || !strings.Contains(acctest.Flatten(out), "was not built by a sandbox_image of this provider") {
 		t.Errorf("importing the child image did not fail as it should (%v):\n%s", err, out)
 	}
+	// Nor the copy.
+	acctest.Write(t, filepath.Join(tf.Dir, "child.tf"), fmt.Sprintf(
+		"resource \"sandbox_image\" \"child\" {\n  name    = %q\n  context = %q\n}\n", copyTag, agentDir))
+	out, err = tf.Try("import", "-no-color", "-input=false", "sandbox_image.child", copyID)
+	if err == nil || !strings.Contains(acctest.Flatten(out), "was not built by a sandbox_image of this provider") {
+		t.Errorf("importing the copy did not fail as it should (%v):\n%s", err, out)
+	}
 	acctest.Write(t, filepath.Join(tf.Dir, "child.tf"), "")
+}
+
+// copyByHand builds, as the provider does, an image FROM the test image
+// whose build sets every label the build of the image id set, and tags it
+// tag.
+func copyByHand(ctx context.Context, api *client.Client, id, tag string) (string, error) {
+	img, err := api.ImageInspect(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if img.Config == nil || img.Config.Labels[engine.LabelBuildToken] == "" {
+		return "", fmt.Errorf("the image %s has no build token to copy", id)
+	}
+	var keys []string
+	if err := json.Unmarshal([]byte(img.Config.Labels[engine.LabelBuildLabels]), &keys); err != nil {
+		return "", err
+	}
+	labels := map[string]string{}
+	for _, k := range keys {
+		labels[k] = img.Config.Labels[k]
+	}
+	return buildByHandWith(ctx, api, acctest.TestImage, "", tag, labels)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // After their state is lost, terraform query finds the volumes
@@ -41,6 +42,16 @@ resource "sandbox_volume" "seeded" {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = api.VolumeRemove(ctx, byHand, true) })
+	// A copy of every label of one of them, create token included.
+	plain, err := api.VolumeInspect(ctx, name+"-plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := name + "-copy"
+	if _, err := api.VolumeCreate(ctx, volume.CreateOptions{Name: copied, Labels: plain.Labels}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.VolumeRemove(ctx, copied, true) })
 
 	// The state is lost.
 	tf.SetConfig("")
@@ -59,8 +70,10 @@ list "sandbox_volume" "left" {
 			t.Errorf("terraform query did not find %s:\n%s", want, generated)
 		}
 	}
-	if strings.Contains(generated, byHand) {
-		t.Errorf("terraform query found the volume made by hand:\n%s", generated)
+	for _, foreign := range []string{byHand, copied} {
+		if strings.Contains(generated, foreign) {
+			t.Errorf("terraform query found the volume made by hand %s:\n%s", foreign, generated)
+		}
 	}
 	tf.Run("apply", "-auto-approve")
 	if ids := tf.StateIDs(); len(ids) != 2 {
@@ -68,5 +81,16 @@ list "sandbox_volume" "left" {
 	}
 	if out, err := tf.Try("plan", "-detailed-exitcode", "-no-color", "-input=false"); err != nil {
 		t.Fatalf("the plan after the import is not empty (%v):\n%s", err, out)
+	}
+	// Nor is the copy imported by name, and the destroy leaves it.
+	acctest.Write(t, filepath.Join(tf.Dir, "copy.tf"), fmt.Sprintf("resource \"sandbox_volume\" \"copy\" {\n  name = %q\n}\n", copied))
+	out, err := tf.Try("import", "-no-color", "-input=false", "sandbox_volume.copy", copied)
+	if err == nil || !acctest.Phrase("Volume not made by this provider").MatchString(out) {
+		t.Errorf("importing the copy did not fail as it should (%v):\n%s", err, out)
+	}
+	acctest.Write(t, filepath.Join(tf.Dir, "copy.tf"), "")
+	tf.Run("destroy", "-auto-approve")
+	if v, err := api.VolumeInspect(ctx, copied); err != nil || v.Labels[engine.LabelCreateToken] != plain.Labels[engine.LabelCreateToken] {
+		t.Errorf("the destroy changed the copy %s: %v", copied, err)
 	}
 }
