@@ -66,3 +66,10 @@ func printable(s string) string {
 	}
 	return b.String()
 }
+
+// HelperImageError is a copy into or out of a volume refused before its
+// helper started: the helper's image cannot be used there. Detail says why
+// and which setting to give.
+type HelperImageError struct{ Detail string }
+
+func (e *HelperImageError) Error() string { return e.Detail }

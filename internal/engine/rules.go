@@ -100,6 +100,10 @@ type PlannedVolume struct {
 	Set  Attributes
 }
 
+// FillsVolume, set in a PlannedVolume's Set, says that the plan creates,
+// replaces or reseeds the volume, so that its seeding or restore runs.
+const FillsVolume = "(fills the volume)"
+
 // GVisorMinMemory is the least memory a gVisor sandbox works with: under
 // runsc the memory limit covers the whole sandbox, its user-space kernel
 // included, which needs about 16 MiB to start.

@@ -80,7 +80,11 @@ func clusterAttribute() schema.Attribute {
 					"or GNU `tar` and `sleep`, which the nodes have or can pull. Such a pod runs as root with " +
 					"only the capabilities the copy needs, no network and no service account token, and is " +
 					"removed when the copy ends. Pin it by digest (`busybox@sha256:...`) where the registry is " +
-					"not yours. Defaults to `\"" + kube.DefaultHelperImage + "\"`.",
+					"not yours. Unset, it is `\"" + kube.DefaultHelperImage + "\"` (busybox pinned by digest), " +
+					"used only where a node already has it: a plan that would need a helper with it, when no " +
+					"node has it, is refused naming this setting, so that the provider never has a node pull " +
+					"from a public registry unasked. Set it (to that image, to let the nodes pull it, or to a " +
+					"copy of it in your own registry) to use it anyway.",
 				Optional: true, Validators: nonEmpty,
 			},
 		},

@@ -33,10 +33,6 @@ import (
 // times before 1970 as 1970, and follow a directory a sandbox swaps for a
 // symbolic link.
 
-// DefaultHelperImage is the helper's image unless the provider names
-// another: any image with a busybox or GNU tar and sleep.
-const DefaultHelperImage = "busybox:1.37"
-
 // helperMemory bounds the helper pod's memory: tar streams, and the
 // provider's program, in programRoom, reads one file at a time.
 const helperMemory = 256 << 20
@@ -79,6 +75,9 @@ func (c *Client) helperSpec(claim, token string, readOnly bool) engine.Container
 
 // startHelper makes the helper pod and waits until it runs.
 func (c *Client) startHelper(ctx context.Context, claim, token string, readOnly bool) (string, error) {
+	if why := c.helperImageRefusal(ctx); why != "" {
+		return "", &engine.HelperImageError{Detail: helperImageDetail(why)}
+	}
 	id, err := c.CreateContainer(ctx, c.helperSpec(claim, token, readOnly))
 	if err != nil {
 		return "", fmt.Errorf("creating the helper pod (image %s): %w", c.helperImage, err)

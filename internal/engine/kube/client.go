@@ -76,6 +76,9 @@ type Client struct {
 	server      string
 	context     string
 
+	helperMu sync.Mutex
+	helper   helperCheck // helperimage.go
+
 	factsMu sync.Mutex
 	facts   *engine.Facts
 }

@@ -166,7 +166,7 @@ func (c *Client) RefuseCommand(_ context.Context, p engine.PlannedCommand) []eng
 // sandbox's tmpfs is its scratch space on a cluster), and a claim without
 // a size (a claim asks for one). A seed, an owner and a snapshot are
 // copied in through a helper pod (archive.go).
-func (c *Client) RefuseVolume(_ context.Context, p engine.PlannedVolume) []engine.Refusal {
+func (c *Client) RefuseVolume(ctx context.Context, p engine.PlannedVolume) []engine.Refusal {
 	var out []engine.Refusal
 	refuse := func(attr, summary, detail string) {
 		out = append(out, engine.Refusal{Attribute: attr, Summary: summary, Detail: detail + " (on " + c.Where() + ")."})
@@ -184,6 +184,15 @@ func (c *Client) RefuseVolume(_ context.Context, p engine.PlannedVolume) []engin
 		refuse("medium", "Memory volume not possible on a Kubernetes cluster", `medium = "memory": a claim is `+
 			`on disk. Give each sandbox its scratch space with sandbox_container.tmpfs instead, or use `+
 			`medium = "disk"`)
+	}
+	for _, attr := range []string{"snapshot", "source", "owner", "reseed"} {
+		if !p.Set[attr] || !p.Set[engine.FillsVolume] {
+			continue
+		}
+		if why := c.helperImageRefusal(ctx); why != "" {
+			refuse(attr, "Helper image needed on this cluster", attr+" is set: "+helperImageDetail(why))
+		}
+		break
 	}
 	return out
 }

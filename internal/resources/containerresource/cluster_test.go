@@ -346,6 +346,29 @@ resource "sandbox_image" "test" {
 			ExpectError: acctest.Phrase(c.want),
 		})
 	}
+	// A restore or seeding with the default helper image, which no node
+	// of the test cluster has and none can pull, is refused at plan,
+	// naming the setting.
+	source := t.TempDir()
+	acctest.Write(t, filepath.Join(source, "notes.txt"), "kept\n")
+	steps = append(steps, resource.TestStep{
+		Config: fmt.Sprintf(`
+provider "sandbox" {
+  kubernetes = {
+    config_path = %q
+    namespace   = %q
+  }
+}
+
+resource "sandbox_volume" "test" {
+  name    = "%s-seeded"
+  size_mb = 16
+  source  = %q
+}`, acctest.RequireCluster(t), acctest.ClusterNamespace, name, source),
+		PlanOnly: true,
+		ExpectError: regexp.MustCompile(`(?s)Helper image needed on this cluster.*` +
+			acctest.Phrase("none of the cluster's 1 nodes has it").String() + `.*Set\s+kubernetes\.helper_image`),
+	})
 	acctest.ClusterTest(t, steps)
 }
 

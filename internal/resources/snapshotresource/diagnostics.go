@@ -38,7 +38,11 @@ func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m res
 	const none = "No archive was left and nothing was recorded."
 	var limit *archive.LimitError
 	var unsafe *archive.UnsafeError
+	var helper *engine.HelperImageError
 	switch {
+	case errors.As(err, &helper):
+		diags.AddError("Helper image needed on this cluster", fmt.Sprintf("The volume %q on %s was not read. %s. %s",
+			volume, on.Where(), helper.Detail, none))
 	case errors.As(err, &limit) && limit.What == "bytes":
 		diags.AddAttributeError(path.Root("max_size_mb"), "Volume too large for the snapshot", fmt.Sprintf(
 			"The files of the volume %q hold more than max_size_mb (%d MiB). %s Raise max_size_mb, or remove "+

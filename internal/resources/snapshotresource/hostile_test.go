@@ -7,9 +7,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -160,4 +163,46 @@ output "file" { value = sandbox_snapshot.work.file }
 	if archived["old"] != "3000000:3000000 -14182940" || !strings.HasPrefix(archived["d/new"], "3000000:3000000 ") {
 		t.Errorf("the snapshot taken on the cluster holds %v", archived)
 	}
+}
+
+// A snapshot of a claim with the default helper image, which no node of
+// the test cluster has and none can pull, fails at once, naming the
+// setting, and leaves no archive and no helper pod.
+func TestAccClusterSnapshot_defaultHelperImageNeedsANodeThatHasIt(t *testing.T) {
+	name := acctest.ClusterName(t)
+	dir := t.TempDir()
+	acctest.ClusterTest(t, []resource.TestStep{{
+		Config: fmt.Sprintf(`
+provider "sandbox" {
+  kubernetes = {
+    config_path = %q
+    namespace   = %q
+  }
+}
+
+resource "sandbox_volume" "work" {
+  name    = "%s-work"
+  size_mb = 16
+}
+
+resource "sandbox_snapshot" "work" {
+  volume    = sandbox_volume.work.name
+  directory = %q
+}
+`, acctest.RequireCluster(t), acctest.ClusterNamespace, name, dir),
+		ExpectError: regexp.MustCompile(`(?s)Helper image needed on this cluster.*` +
+			acctest.Phrase("none of the cluster's 1 nodes has it").String() + `.*Set\s+kubernetes\.helper_image`),
+	}, {
+		PreConfig: func() {
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("the failed snapshot left %d files in its directory", len(left))
+			}
+		},
+		Config: acctest.ClusterProvider(t, "") + fmt.Sprintf(`
+resource "sandbox_volume" "work" {
+  name    = "%s-work"
+  size_mb = 16
+}
+`, name),
+	}})
 }

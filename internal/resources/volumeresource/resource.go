@@ -189,8 +189,17 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.Append(values.GetPlan(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
+	var state *resourceModel
+	if !req.State.Raw.IsNull() {
+		state = &resourceModel{}
+		if resp.Diagnostics.Append(req.State.Get(ctx, state)...); resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if r.Client != nil {
-		if resp.Diagnostics.Append(base.Refusals(r.Client.RefuseVolume(ctx, plan.planned()))...); resp.Diagnostics.HasError() {
+		p := plan.planned()
+		p.Set[engine.FillsVolume] = state == nil || len(resp.RequiresReplace) > 0 || !plan.Reseed.Equal(state.Reseed)
+		if resp.Diagnostics.Append(base.Refusals(r.Client.RefuseVolume(ctx, p))...); resp.Diagnostics.HasError() {
 			return
 		}
 	}
@@ -199,13 +208,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	if root, ok := plan.plannedRoot(r.Client); ok && r.Client != nil {
 		planned.RecordRoot(r.Client.Endpoint(), plan.Name.ValueString(), root)
-	}
-	var state *resourceModel
-	if !req.State.Raw.IsNull() {
-		state = &resourceModel{}
-		if resp.Diagnostics.Append(req.State.Get(ctx, state)...); resp.Diagnostics.HasError() {
-			return
-		}
 	}
 	if plan.inMemory() {
 		plan.planSize(ctx, state, resp)
