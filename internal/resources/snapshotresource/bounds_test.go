@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // memoryConfig is a memory volume (a tmpfs, where a sparse file of any
@@ -104,7 +105,7 @@ func emptyDir(dir string) error {
 // volume of one file beside one of 4 GiB (a sparse file, whose every byte
 // the engine still streams). Each finishes within its own timeout,
 // whatever the other holds: the small one's is 2 minutes, far less than
-// the large one takes.
+// the large one takes. Then both are restored, side by side, the same way.
 func TestAccSnapshot_smallBesideLarge(t *testing.T) {
 	name := acctest.Name(t)
 	dir := t.TempDir()
@@ -157,6 +158,26 @@ resource "sandbox_snapshot" "small" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("sandbox_snapshot.small", tfjsonpath.New("files"), knownvalue.Int64Exact(2)),
 				statecheck.ExpectKnownValue("sandbox_snapshot.large", tfjsonpath.New("files"), knownvalue.Int64Exact(2)),
+			},
+		},
+		{
+			// And restored side by side: the small restore's timeout is
+			// 2 minutes too.
+			Config: config + snapshots + fmt.Sprintf(`
+resource "sandbox_volume" "large_again" {
+  name     = "%[1]s-large-again"
+  snapshot = { file = sandbox_snapshot.large.file, sha256 = sandbox_snapshot.large.sha256 }
+}
+
+resource "sandbox_volume" "small_again" {
+  name     = "%[1]s-small-again"
+  snapshot = { file = sandbox_snapshot.small.file, sha256 = sandbox_snapshot.small.sha256 }
+  timeouts = { create = "2m" }
+}
+`, name),
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.ExpectVolume(t, name+"-small-again", func(engine.Volume) error { return nil }),
+				acctest.ExpectVolume(t, name+"-large-again", func(engine.Volume) error { return nil }),
 			},
 		},
 	})
