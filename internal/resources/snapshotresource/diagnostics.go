@@ -39,7 +39,13 @@ func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m res
 	var limit *archive.LimitError
 	var unsafe *archive.UnsafeError
 	var helper *engine.HelperImageError
+	var heldNot *heldNotError
 	switch {
+	case errors.As(err, &heldNot):
+		diags.AddAttributeError(path.Root("volume"), "Sandbox not held still for the snapshot", fmt.Sprintf("The "+
+			"volume %q was read while sandboxes that write to it ran: %s can pause them, but their pause failed: "+
+			"%s. The archive would not be of one moment. %s Stop those sandboxes (running = false) for the "+
+			"snapshot, or apply again.", volume, on.Where(), engine.Printable(heldNot), none))
 	case errors.As(err, &helper):
 		diags.AddError("Helper image needed on this cluster", fmt.Sprintf("The volume %q on %s was not read. %s. %s",
 			volume, on.Where(), helper.Detail, none))

@@ -3,6 +3,7 @@ package snapshotresource
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -22,6 +23,9 @@ type holder struct {
 	warned map[string]bool // a volume read twice (spooled) warns once
 	unheld []string        // the writers it could not hold
 	held   map[string]bool // by ID, the writers it holds now
+	// failed are the writers the engine could have held but did not: a
+	// pause of a running sandbox that failed. The read is refused.
+	failed []string
 }
 
 // volumeUsers is what the holder asks the engine.
@@ -67,8 +71,8 @@ func (h *holder) hold(volume string) func(context.Context) func() {
 				switch err := pauses.acquire(ctx, h.pauser, h.on.Where(), u.ID); {
 				case err == nil:
 					held = append(held, u)
-				case !engine.IsNotFound(err): // one that went writes nothing
-					h.warn(volume, fmt.Sprintf("the sandbox %s could not be paused (%s)", u.Container, engine.Brief(err)))
+				case !engine.IsNotFound(err) && h.stillRuns(ctx, volume, u): // one that went writes nothing
+					h.failed = append(h.failed, fmt.Sprintf("%s (%s)", u.Container, engine.Brief(err)))
 					h.unheld = append(h.unheld, u.Container)
 				}
 			}
@@ -107,6 +111,9 @@ func (h *holder) verify(ctx context.Context, volume string) error {
 	if h.pauser == nil {
 		return nil
 	}
+	if len(h.failed) > 0 {
+		return &heldNotError{Writers: h.failed}
+	}
 	writers, ok := h.runningWriters(ctx, volume)
 	if !ok || len(writers) == 0 {
 		return nil
@@ -114,6 +121,28 @@ func (h *holder) verify(ctx context.Context, volume string) error {
 	h.unheld = append(h.unheld, names(writers))
 	return &engine.VolumeChangedError{Said: fmt.Sprintf("%s started writing to it during the read", names(writers))}
 }
+
+// stillRuns reports whether the writer u, whose pause failed, still runs
+// (and so writes): one that stopped meanwhile needs no holding. Where the
+// engine cannot say, it is taken to run.
+func (h *holder) stillRuns(ctx context.Context, volume string, u engine.VolumeUser) bool {
+	users, err := h.on.VolumeUsers(ctx, volume)
+	if err != nil {
+		return true
+	}
+	for _, v := range users {
+		if v.ID == u.ID && v.Writable && v.Running {
+			return true
+		}
+	}
+	return false
+}
+
+// heldNotError refuses an archive read while writers the engine could
+// have paused were not: their pause failed.
+type heldNotError struct{ Writers []string }
+
+func (e *heldNotError) Error() string { return strings.Join(e.Writers, ", ") }
 
 // release lets the held sandboxes go, even after the snapshot was
 // interrupted; one that cannot be is an error naming the fix.

@@ -16,6 +16,7 @@ type fakeEngine struct {
 	calls   int
 	paused  []string
 	resumed []string
+	refuse  error // what every pause answers, when set
 }
 
 func (f *fakeEngine) VolumeUsers(context.Context, string) ([]engine.VolumeUser, error) {
@@ -29,6 +30,9 @@ func (f *fakeEngine) Where() string { return "the fake engine" }
 func (f *fakeEngine) Endpoint() string { return "fake://" }
 
 func (f *fakeEngine) PauseContainer(_ context.Context, id string) error {
+	if f.refuse != nil {
+		return f.refuse
+	}
 	f.paused = append(f.paused, id)
 	return nil
 }
@@ -95,5 +99,32 @@ func TestHoldersShareAWriter(t *testing.T) {
 	releaseSecond()
 	if !slices.Equal(f.paused, []string{"shared"}) || !slices.Equal(f.resumed, []string{"shared"}) {
 		t.Errorf("paused %v, resumed %v", f.paused, f.resumed)
+	}
+}
+
+// A pause that fails, on an engine that can pause, refuses the read,
+// naming the sandbox, unless the sandbox stopped meanwhile (it writes
+// nothing).
+func TestHolderRefusesAReadWhoseWriterWasNotPaused(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeEngine{lists: [][]engine.VolumeUser{{writer("a")}}, refuse: errors.New("cgroup frozen elsewhere")}
+	h := &holder{pauser: f, on: f}
+	release := h.hold("work")(ctx)
+	err := h.verify(ctx, "work")
+	release()
+	var heldNot *heldNotError
+	if !errors.As(err, &heldNot) || err.Error() != "sandbox-a (cgroup frozen elsewhere)" {
+		t.Errorf("a writer whose pause failed: %v", err)
+	}
+
+	stopped := writer("a")
+	stopped.Running = false
+	f = &fakeEngine{lists: [][]engine.VolumeUser{{writer("a")}, {stopped}}, refuse: errors.New("is not running")}
+	h = &holder{pauser: f, on: f}
+	release = h.hold("work")(ctx)
+	err = h.verify(ctx, "work")
+	release()
+	if err != nil {
+		t.Errorf("a writer that stopped before its pause: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func (r *Resource) take(ctx context.Context, m *resourceModel) diag.Diagnostics 
 				"user running Terraform can write.", volume, m.Directory.ValueString(), err))
 		return diags
 	}
-	h := &holder{pauser: pauserOf(r.Client), on: r.Client}
+	h := &holder{pauser: pauserOf(ctx, r.Client), on: r.Client}
 	s, dropped, err := r.archive(ctx, archiver, volume, h, out, m.limits())
 	diags.Append(h.diags...)
 	if err == nil {
@@ -101,8 +101,11 @@ func (r *Resource) archive(ctx context.Context, archiver engine.VolumeArchiver, 
 }
 
 // pauserOf is the backend's pausing, nil on one that cannot pause.
-func pauserOf(e engine.Engine) engine.Pauser {
+func pauserOf(ctx context.Context, e engine.Engine) engine.Pauser {
 	p, _ := e.(engine.Pauser)
+	if f, err := e.Facts(ctx); p != nil && err == nil && !f.Pausable {
+		return nil // rootless Podman on cgroup v1: the apply warns instead
+	}
 	return p
 }
 
