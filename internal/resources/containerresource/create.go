@@ -178,7 +178,7 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 	if !running {
 		return nil
 	}
-	started, err := r.awaitSnapshots(ctx, volumes)
+	started, err := r.awaitSnapshots(ctx, volumes, "Raise timeouts.create")
 	if err != nil {
 		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", err.Error())}
 	}
@@ -206,12 +206,12 @@ func writableVolumes(spec engine.ContainerSpec) []string {
 // this apply reads a volume it would write to (framework/planned), within
 // ctx, and records the start until started is called: the snapshot is of
 // one moment.
-func (r *Resource) awaitSnapshots(ctx context.Context, volumes []string) (started func(), err error) {
+func (r *Resource) awaitSnapshots(ctx context.Context, volumes []string, fix string) (started func(), err error) {
 	started, err = planned.Starting(ctx, r.Client.Endpoint(), volumes)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox waited to start until the snapshots of this apply that read its volumes "+
-			"(%s) had ended, and its timeout ran out first: %v. Raise timeouts.create, or take the "+
-			"snapshots in another apply", strings.Join(volumes, ", "), err)
+			"(%s) had ended, and was stopped first: %v. %s, or take the snapshots in another apply",
+			strings.Join(volumes, ", "), err, fix)
 	}
 	return started, nil
 }

@@ -105,8 +105,20 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 }
 
 // applyRunState starts, unpauses or stops the container as the plan asks.
+// A start or an unpause waits, as a create's start does, until no snapshot
+// of this apply reads a volume the sandbox writes to: one may hold it
+// paused for its read right now.
 func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel) diag.Diagnostics {
 	var diags diag.Diagnostics
+	if plan.Running.ValueBool() {
+		var spec engine.ContainerSpec
+		diags.Append(plan.mountsModel.applyTo(&spec)...)
+		started, err := r.awaitSnapshots(ctx, writableVolumes(spec), "Apply again")
+		if err != nil {
+			return append(diags, diag.NewErrorDiagnostic("Cannot start sandbox", err.Error()))
+		}
+		defer started()
+	}
 	c, err := r.Client.InspectContainer(ctx, id)
 	if err != nil {
 		return append(diags, r.readFailed(id, err))
