@@ -62,7 +62,7 @@ func Cluster(t *testing.T) *kube.Client {
 	t.Helper()
 	path := RequireCluster(t)
 	clusterOnce.Do(func() {
-		clusterClient, clusterErr = kube.New(kube.Config{ConfigPath: path, Namespace: ClusterNamespace})
+		clusterClient, clusterErr = kube.New(kube.Config{ConfigPath: path, Namespace: ClusterNamespace, HelperImage: TestImage})
 	})
 	if clusterErr != nil {
 		t.Fatal(clusterErr)

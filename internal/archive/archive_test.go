@@ -349,20 +349,27 @@ func TestSymlinkTimeIsNotKept(t *testing.T) {
 	}
 }
 
-// DirectoriesAgain ends the archive with its directories again, deepest
-// first, and leaves everything before as it was.
-func TestDirectoriesAgain(t *testing.T) {
+// PortableDirectories copies the archive as it is and lists its
+// directories, deepest first, which Directories writes alone.
+func TestPortableDirectories(t *testing.T) {
 	plain := func(h *tar.Header) { h.Uname, h.Gname = "", "" }
 	d := func(name string) file { return file{name: name, typ: tar.TypeDir, mode: 0o755, mutate: plain} }
 	in := tarOf(t, d("seed/"), d("seed/a/"), file{name: "seed/a/x", body: "x", mutate: plain}, d("seed/a/b/"), d("seed/c/"))
-	var out bytes.Buffer
-	if err := DirectoriesAgain(&out, bytes.NewReader(in)); err != nil {
+	var out, again bytes.Buffer
+	dirs, err := PortableDirectories(&out, bytes.NewReader(in))
+	if err == nil {
+		err = Directories(&again, dirs)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	got := entries(t, out.Bytes())
-	want := []string{"seed/ 5 0755", "seed/a/ 5 0755", "seed/a/x 0 0644  x", "seed/a/b/ 5 0755", "seed/c/ 5 0755",
-		"seed/a/b/ 5 0755", "seed/a/ 5 0755", "seed/c/ 5 0755", "seed/ 5 0755"}
+	got, want := entries(t, out.Bytes()), []string{"seed/ 5 0755", "seed/a/ 5 0755", "seed/a/x 0 0644  x",
+		"seed/a/b/ 5 0755", "seed/c/ 5 0755"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got\n%q, want\n%q", got, want)
+	}
+	got, want = entries(t, again.Bytes()), []string{"seed/a/b/ 5 0755", "seed/a/ 5 0755", "seed/c/ 5 0755", "seed/ 5 0755"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the directories again: got\n%q, want\n%q", got, want)
 	}
 }

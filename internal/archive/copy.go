@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 )
@@ -64,6 +65,9 @@ func Snapshot(ctx context.Context, dst io.Writer, src io.Reader, strip string, l
 	first := map[string]string{}
 	for _, e := range all {
 		if err := ctx.Err(); err != nil {
+			return Summary{}, nil, err
+		}
+		if err := r.inItsDirectory(e); err != nil {
 			return Summary{}, nil, err
 		}
 		hdr, body := e.hdr, io.Reader(nil)
@@ -178,6 +182,9 @@ func stream(ctx context.Context, w *writer, src io.Reader, strip, under string, 
 			return Summary{}, nil, &OrderError{Entry: e.rel, After: prev}
 		}
 		prev = e.rel
+		if err := r.inItsDirectory(e); err != nil {
+			return Summary{}, nil, err
+		}
 		hdr, body := e.hdr, io.Reader(r.tr)
 		if e.target != "" {
 			hdr.Typeflag, hdr.Size, hdr.Linkname, body = tar.TypeLink, 0, r.seen[e.target].name(), nil
@@ -197,13 +204,14 @@ func stream(ctx context.Context, w *writer, src io.Reader, strip, under string, 
 	return s, r.dropped, err
 }
 
-// DirectoriesAgain copies a tar from src to dst, each header in the
-// Portable form, and ends it with each of its directories' entries
-// again, the deepest first: for an extractor (busybox's tar) that sets a
-// directory's time and mode as it makes it, before the entries in it
-// change the time, and never again. It checks nothing: src is an archive
-// the provider wrote or already checked.
-func DirectoriesAgain(dst io.Writer, src io.Reader) error {
+// PortableDirectories copies a tar from src to dst, each header in the
+// Portable form, and returns its directories' headers, the deepest first.
+// busybox's tar sets a directory's time and mode as it makes it, before
+// the entries in it change the time, and makes hard links only once the
+// archive has ended: a caller extracts Directories of them in a second
+// archive afterwards, which sets each directory's time last. It checks
+// nothing: src is an archive the provider wrote or already checked.
+func PortableDirectories(dst io.Writer, src io.Reader) ([]*tar.Header, error) {
 	tr, tw := tar.NewReader(src), tar.NewWriter(dst)
 	var dirs []*tar.Header
 	for {
@@ -212,19 +220,25 @@ func DirectoriesAgain(dst io.Writer, src io.Reader) error {
 			break
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		Portable(h)
 		if err := tw.WriteHeader(h); err != nil {
-			return err
+			return nil, err
 		}
 		if h.Typeflag == tar.TypeDir {
 			dirs = append(dirs, h)
 		} else if _, err := io.Copy(tw, tr); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	slices.SortStableFunc(dirs, func(a, b *tar.Header) int { return strings.Count(b.Name, "/") - strings.Count(a.Name, "/") })
+	return dirs, tw.Close()
+}
+
+// Directories writes an archive of the directories' headers alone.
+func Directories(dst io.Writer, dirs []*tar.Header) error {
+	tw := tar.NewWriter(dst)
 	for _, h := range dirs {
 		if err := tw.WriteHeader(h); err != nil {
 			return err
@@ -245,4 +259,20 @@ func RootOf(src io.Reader) (tar.Header, error) {
 		return tar.Header{}, unsafe(h.Name, "comes first, where the archived directory should")
 	}
 	return *h, nil
+}
+
+// inItsDirectory refuses an entry whose directory the archive does not
+// hold (an engine's archive of a directory holds every directory in it):
+// each unpacker would make that directory its own way, owned by root with
+// its own mode and the time of the restore, which is not what the
+// provider checked. The kept order puts a directory before what it holds.
+func (r *reader) inItsDirectory(e *entry) error {
+	if e.rel == Root {
+		return nil
+	}
+	if dir, ok := r.seen[path.Dir(e.rel)]; !ok || dir.hdr.Typeflag != tar.TypeDir {
+		return unsafe(e.rel, fmt.Sprintf("lies in %q, which the archive does not hold as a directory "+
+			"(an unpacker would make it its own way)", path.Dir(e.rel)))
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package archive
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive/archivetest"
 )
 
 // The differential test: every archive of the corpus, each a header shape
@@ -28,43 +28,31 @@ import (
 // file, so that an entry of 8 GiB costs its headers, not its bytes: the
 // listing and the extraction share each tar's one header parser.
 
-// bigSize is the smallest size that does not fit a tar header's octal
-// size field: Go writes it as a PAX record, or in base-256 as GNU's.
-const bigSize = 8 << 30
-
-// corpusCase is one archive of the corpus: written by write into the
-// file it is given, or refused by the provider with refused in its error.
-type corpusCase struct {
-	name    string
-	write   func(t testing.TB, w io.Writer)
-	refused string
-}
-
 func TestDifferentialUnpackersReadWhatTheProviderChecked(t *testing.T) {
 	tars := unpackers(t)
-	for _, c := range corpus() {
-		t.Run(c.name, func(t *testing.T) {
-			src := &memSparse{}
-			c.write(t, src)
+	for _, c := range archivetest.Corpus() {
+		t.Run(c.Name, func(t *testing.T) {
+			src := &archivetest.Sparse{}
+			c.Write(t, src)
 			stream := filepath.Join(t.TempDir(), "stream.tar")
 			kept, err := throughProvider(src, stream)
-			if c.refused != "" {
-				if err == nil || !strings.Contains(err.Error(), c.refused) {
-					t.Fatalf("want the archive refused with %q, got %v", c.refused, err)
+			if c.Refused != "" {
+				if err == nil || !strings.Contains(err.Error(), c.Refused) {
+					t.Fatalf("want the archive refused with %q, got %v", c.Refused, err)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			kept.off = 0
-			checked := goListing(t, kept)
+			_, _ = kept.Seek(0, io.SeekStart)
+			checked := archivetest.GoListing(t, kept)
 			f, err := os.Open(stream)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer func() { _ = f.Close() }()
-			if got := goListing(t, f); got != checked {
+			if got := archivetest.GoListing(t, f); got != checked {
 				t.Errorf("Go's reader (Docker's and Podman's endpoints) lists the stream\n%s\nnot as the provider checked it\n%s", got, checked)
 			}
 			for _, u := range tars {
@@ -79,53 +67,16 @@ func TestDifferentialUnpackersReadWhatTheProviderChecked(t *testing.T) {
 // throughProvider takes the archive src as a snapshot, into the kept
 // form it returns, and restores that into the file stream, which is what
 // an unpacker would receive.
-func throughProvider(src *memSparse, stream string) (*memSparse, error) {
+func throughProvider(src *archivetest.Sparse, stream string) (*archivetest.Sparse, error) {
 	ctx := context.Background()
 	lim := Limits{MaxBytes: 1 << 40, MaxEntries: 1000}
-	kept := &memSparse{}
-	if _, _, err := Snapshot(ctx, kept, src, "", lim, &memSparse{}); err != nil {
+	kept := &archivetest.Sparse{}
+	if _, _, err := Snapshot(ctx, kept, src, "", lim, &archivetest.Sparse{}); err != nil {
 		return nil, err
 	}
 	dst := &sparseFile{path: stream}
 	_, err := Restore(ctx, dst, kept, "", lim)
 	return kept, errors.Join(err, dst.close())
-}
-
-// line is one entry as every listing gives it: its type, its mode bits,
-// owner, size, time to the second, name and link.
-func line(typ byte, mode int64, uid, gid int, size int64, mtime time.Time, name, link string) string {
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "./"), "/")
-	if name == "" || name == "." {
-		name = "."
-	}
-	return fmt.Sprintf("%c %04o %d:%d %d %s %q %q", typ, mode&0o7777, uid, gid, size,
-		mtime.UTC().Format("2006-01-02T15:04:05"), name, strings.TrimPrefix(link, "./"))
-}
-
-// goListing lists an archive with Go's reader, which seeks past content.
-func goListing(t *testing.T, r io.ReadSeeker) string {
-	t.Helper()
-	tr := tar.NewReader(r)
-	var lines []string
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("Go's reader: %v", err)
-		}
-		typ := map[byte]byte{tar.TypeReg: '-', tar.TypeDir: 'd', tar.TypeSymlink: 'l', tar.TypeLink: 'h'}[h.Typeflag]
-		if typ == 0 {
-			typ = '?'
-		}
-		size := h.Size
-		if h.Typeflag == tar.TypeLink {
-			size = 0
-		}
-		lines = append(lines, line(typ, h.Mode, h.Uid, h.Gid, size, h.ModTime, h.Name, h.Linkname))
-	}
-	return strings.Join(lines, "\n")
 }
 
 // unpacker is a real tar program.
@@ -145,7 +96,7 @@ func unpackers(t *testing.T) []unpacker {
 	var missing []string
 	progs := map[string]string{}
 	for _, prog := range []string{"busybox", "tar"} {
-		if progs[prog] = program(prog); progs[prog] == "" {
+		if progs[prog] = archivetest.Program(prog); progs[prog] == "" {
 			missing = append(missing, prog)
 		}
 	}
@@ -161,20 +112,6 @@ func unpackers(t *testing.T) []unpacker {
 		{name: "GNU tar", argv: []string{progs["tar"], "--numeric-owner", "--full-time", "--quoting-style=literal", "-tvf"},
 			hardType: 'h', hardSep: " link to "},
 	}
-}
-
-// program finds a program on PATH or where Debian puts it: `make test`
-// runs with Go's directory alone on PATH.
-func program(name string) string {
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, dir := range []string{"/usr/bin", "/bin"} {
-		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.Mode()&0o111 != 0 {
-			return filepath.Join(dir, name)
-		}
-	}
-	return ""
 }
 
 // list runs the program's verbose listing of the archive at p, in UTC,
@@ -223,7 +160,7 @@ func (u unpacker) parse(t *testing.T, l string) string {
 		name, link, _ = strings.Cut(rest, u.hardSep)
 		typ, size = 'h', 0
 	}
-	return line(typ, mode, uid, gid, size, mtime, name, link)
+	return archivetest.Line(typ, mode, uid, gid, size, mtime, name, link)
 }
 
 // modeBits reads "rwsr-xr-t" back into mode bits.
@@ -269,7 +206,7 @@ func (s *sparseFile) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		k := min(len(p), 64<<10)
 		chunk := p[:k]
-		if !allZero(chunk) {
+		if !archivetest.AllZero(chunk) {
 			if _, err := s.f.WriteAt(chunk, s.size); err != nil {
 				return n - len(p), err
 			}
@@ -285,156 +222,4 @@ func (s *sparseFile) close() error {
 		return err
 	}
 	return errors.Join(s.f.Truncate(s.size), s.f.Close())
-}
-
-func allZero(p []byte) bool {
-	for len(p) >= 8 {
-		if p[0]|p[1]|p[2]|p[3]|p[4]|p[5]|p[6]|p[7] != 0 {
-			return false
-		}
-		p = p[8:]
-	}
-	for _, b := range p {
-		if b != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// memSparse is an archive in memory that keeps only its chunks that are
-// not all zeros: the corpus's source and the kept form of 8 GiB cost
-// neither memory nor a file's holes read back through the kernel.
-type memSparse struct {
-	chunks map[int64][]byte // by index, each sparseChunk long
-	size   int64
-	off    int64 // where Read reads next
-}
-
-const sparseChunk = 64 << 10
-
-func (m *memSparse) Write(p []byte) (int, error) {
-	if m.chunks == nil {
-		m.chunks = map[int64][]byte{}
-	}
-	n := len(p)
-	for len(p) > 0 {
-		i, at := m.size/sparseChunk, int(m.size%sparseChunk)
-		k := min(len(p), sparseChunk-at)
-		if c, ok := m.chunks[i]; ok || !allZero(p[:k]) {
-			if !ok {
-				c = make([]byte, sparseChunk)
-				m.chunks[i] = c
-			}
-			copy(c[at:], p[:k])
-		}
-		m.size += int64(k)
-		p = p[k:]
-	}
-	return n, nil
-}
-
-func (m *memSparse) ReadAt(p []byte, off int64) (int, error) {
-	n := 0
-	for n < len(p) && off < m.size {
-		i, at := off/sparseChunk, int(off%sparseChunk)
-		k := int(min(int64(min(len(p)-n, sparseChunk-at)), m.size-off))
-		if c, ok := m.chunks[i]; ok {
-			copy(p[n:n+k], c[at:])
-		} else {
-			clear(p[n : n+k])
-		}
-		n, off = n+k, off+int64(k)
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-func (m *memSparse) Read(p []byte) (int, error) {
-	if m.off >= m.size {
-		return 0, io.EOF
-	}
-	n, err := m.ReadAt(p, m.off)
-	m.off += int64(n)
-	if errors.Is(err, io.EOF) && n > 0 {
-		err = nil
-	}
-	return n, err
-}
-
-func (m *memSparse) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += m.off
-	case io.SeekEnd:
-		offset += m.size
-	}
-	m.off = offset
-	return offset, nil
-}
-
-// zeros reads as endless zero bytes.
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
-
-// corpusEntries writes a corpus archive: each header as given (its format
-// included), a regular file's content body and then zeros to its size.
-func corpusEntries(hs ...hdr) func(t testing.TB, w io.Writer) {
-	return func(t testing.TB, w io.Writer) {
-		t.Helper()
-		tw := tar.NewWriter(w)
-		for _, h := range hs {
-			if err := tw.WriteHeader(&h.Header); err != nil {
-				t.Fatalf("writing %q: %v", h.Name, err)
-			}
-			if h.Size > 1<<50 {
-				return // its header alone: no reader may get further
-			}
-			if h.Typeflag == tar.TypeReg {
-				body := io.MultiReader(bytes.NewReader(h.body), zeros{})
-				if _, err := io.CopyN(tw, body, h.Size); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if err := tw.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// hdr is a corpus entry: its header, and the start of its content.
-type hdr struct {
-	tar.Header
-	body []byte
-}
-
-var corpusTime = time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
-
-func dirEntry(name string, f tar.Format) hdr {
-	return hdr{Header: tar.Header{Name: name, Typeflag: tar.TypeDir, Mode: 0o755, ModTime: corpusTime, Format: f}}
-}
-
-func fileEntry(name string, size int64, f tar.Format, body []byte, edit func(*tar.Header)) hdr {
-	h := hdr{Header: tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: size, ModTime: corpusTime,
-		Uid: 1000, Gid: 1000, Format: f}, body: body}
-	if edit != nil {
-		edit(&h.Header)
-	}
-	return h
-}
-
-// setuidTar is a tar of a setuid-root program: what a hostile file's
-// content holds, for a reader that takes content for headers.
-func setuidTar(t testing.TB) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	tw := tar.NewWriter(&b)
-	_ = tw.WriteHeader(&tar.Header{Name: "evil", Typeflag: tar.TypeReg, Mode: 0o4755, Size: 4, ModTime: corpusTime})
-	_, _ = tw.Write([]byte("#!/x"))
-	_ = tw.Flush() // no end: the reader goes on with the next real header's bytes
-	return b.Bytes()
 }

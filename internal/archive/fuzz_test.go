@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive/archivetest"
 )
 
 // FuzzRoundTrip feeds any bytes to the provider's reader as a hostile
@@ -24,12 +26,12 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		ctx := context.Background()
 		var kept bytes.Buffer
-		s, _, err := Snapshot(ctx, &kept, bytes.NewReader(src), "", lim, &memSparse{})
+		s, _, err := Snapshot(ctx, &kept, bytes.NewReader(src), "", lim, &archivetest.Sparse{})
 		if err != nil {
 			return // refused: nothing is written anywhere
 		}
 		var again bytes.Buffer
-		s2, _, err := Snapshot(ctx, &again, bytes.NewReader(kept.Bytes()), "", lim, &memSparse{})
+		s2, _, err := Snapshot(ctx, &again, bytes.NewReader(kept.Bytes()), "", lim, &archivetest.Sparse{})
 		if err != nil || s2 != s || !bytes.Equal(again.Bytes(), kept.Bytes()) {
 			t.Fatalf("the kept form taken again: %+v, %v; first %+v", s2, err, s)
 		}
@@ -38,7 +40,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil || r.SHA256 != s.SHA256 || r.Entries != s.Entries {
 			t.Fatalf("the kept form restored: %+v, %v; taken %+v", r, err, s)
 		}
-		if a, b := goListing(t, bytes.NewReader(kept.Bytes())), goListing(t, bytes.NewReader(stream.Bytes())); a != b {
+		if a, b := archivetest.GoListing(t, bytes.NewReader(kept.Bytes())), archivetest.GoListing(t, bytes.NewReader(stream.Bytes())); a != b {
 			t.Fatalf("the stream lists\n%s\nthe kept form\n%s", b, a)
 		}
 		if err := CheckEnd(bytes.NewReader(stream.Bytes()[streamEnd(t, stream.Bytes()):])); err != nil {
@@ -66,13 +68,13 @@ func streamEnd(t *testing.T, b []byte) int {
 // to the real unpackers.
 func fuzzSeeds(f *testing.F) [][]byte {
 	var seeds [][]byte
-	for _, c := range corpus() {
-		if c.name == "8 GiB file holding a tar of a setuid program" || c.name == "bytes past int64" ||
-			strings.HasPrefix(c.name, "GNU tar") || c.name == "busybox tar" {
+	for _, c := range archivetest.Corpus() {
+		if c.Name == "8 GiB file holding a tar of a setuid program" || c.Name == "bytes past int64" ||
+			strings.HasPrefix(c.Name, "GNU tar") || c.Name == "busybox tar" {
 			continue // large, or made by a program: testdata holds small ones
 		}
 		var b bytes.Buffer
-		c.write(f, &b)
+		c.Write(f, &b)
 		seeds = append(seeds, b.Bytes())
 	}
 	return seeds

@@ -3,9 +3,11 @@ package engine
 import (
 	"archive/tar"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/localdir"
 )
@@ -173,3 +175,8 @@ func (e *VolumeChangedError) Error() string { return e.Said }
 type RestoreRefuser interface {
 	RefusesEntry(h *tar.Header) string
 }
+
+// LatestFileTime is the last time that 64 bits of nanoseconds since 1970
+// hold (in 2262): the engines' unpackers and a cluster's runtimes keep no
+// later time for a file.
+var LatestFileTime = time.Unix(0, math.MaxInt64)

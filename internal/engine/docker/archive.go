@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -223,7 +222,7 @@ func (w *watched) cause(err error) error {
 // time before 1970, or after 2262, to 1970 (their Chtimes), where a
 // restore must make exactly what the archive holds.
 func (c *Client) RefusesEntry(h *tar.Header) string {
-	if h.ModTime.Before(time.Unix(0, 0)) || h.ModTime.After(time.Unix(0, math.MaxInt64)) {
+	if h.ModTime.Before(time.Unix(0, 0)) || h.ModTime.After(engine.LatestFileTime) {
 		return fmt.Sprintf("is dated %s, which the archive endpoint of %s, through which a volume is filled, "+
 			"sets to 1970-01-01 (it sets no time before 1970 or after 2262)", h.ModTime.UTC().Format(time.RFC3339),
 			c.Where())

@@ -1,12 +1,15 @@
 package kube
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/remotecommand"
@@ -187,18 +190,51 @@ func (c *Client) programRuns(ctx context.Context, id string) error {
 }
 
 // SeedVolume fills the claim through a helper pod running tar, from an
-// archive whose entries lie under SeedDir, its directories written again
-// at its end so that tar gives them their times.
+// archive whose entries lie under SeedDir; then, in a second archive, its
+// directories again, so that tar gives them their times after every entry
+// in them is made (hard links included, which busybox's tar makes last).
 func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io.Reader) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
 	id, err := c.startHelper(ctx, claim, token, false)
 	if err != nil {
 		return err
 	}
+	extract := []string{"tar", "-xf", "-", "-C", "/"}
+	var dirs []*tar.Header
 	pr, pw := io.Pipe()
-	go func() { _ = pw.CloseWithError(archive.DirectoriesAgain(pw, tarball)) }()
-	defer func() { _ = pr.Close() }()
-	return c.stream(ctx, id, []string{"tar", "-xf", "-", "-C", "/"}, pr, io.Discard)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		dirs, err = archive.PortableDirectories(pw, tarball)
+		_ = pw.CloseWithError(err)
+		done <- err
+	}()
+	err = c.stream(ctx, id, extract, pr, io.Discard)
+	_ = pr.Close()
+	// tar may stop reading at the archive's end marker, before its padding:
+	// every directory was listed by then.
+	if produced := <-done; err == nil && !errors.Is(produced, io.ErrClosedPipe) {
+		err = produced
+	}
+	if err != nil {
+		return err
+	}
+	var again bytes.Buffer // headers alone: 512 bytes a directory, or 1536 with a long name
+	if err := archive.Directories(&again, dirs); err != nil {
+		return err
+	}
+	return c.stream(ctx, id, extract, &again, io.Discard)
+}
+
+// RefusesEntry says why the helper pod would fill a claim otherwise than
+// the archive has h: a time after 2262, which the node's runtime does not
+// keep (the test cluster's gVisor stored such times as 1861).
+func (c *Client) RefusesEntry(h *tar.Header) string {
+	if h.ModTime.After(engine.LatestFileTime) {
+		return fmt.Sprintf("is dated %s, which a claim filled on %s cannot hold (its runtime keeps no time after "+
+			"2262)", h.ModTime.UTC().Format(time.RFC3339), c.Where())
+	}
+	return ""
 }
 
 // CleanUpSeed removes the helper pod of the copy with token, within

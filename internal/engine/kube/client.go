@@ -87,6 +87,8 @@ var (
 	_ engine.Engine = (*Client)(nil)
 	// A claim is read and filled through a helper pod (archive.go).
 	_ engine.VolumeArchiver = (*Client)(nil)
+	// Its helper's runtime keeps no time after 2262 (archive.go).
+	_ engine.RestoreRefuser = (*Client)(nil)
 	// What a cluster does not do, or not yet through this provider, it
 	// does not implement: no engine.Unpauser, Renamer, LimitUpdater,
 	// RestartUpdater (a pod is fixed once made), FileCopier (files are
