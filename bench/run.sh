@@ -38,6 +38,9 @@
 #                        restored by the provider, against the floor of
 #                        streaming its tar through the engine's archive
 #                        endpoint with the docker CLI; 0 skips them
+#                        With the cluster rows, the same volume as a claim on
+#                        the test cluster, against the floor of its tar
+#                        through a pod's exec (bench/clustertar)
 #   BENCH_SNAPSHOT_DEEP=100000 with them, the deep tree's row: that many
 #                        empty files BENCH_SNAPSHOT_DEPTH=100 directories
 #                        down, snapshotted (time and peak RSS), against
@@ -67,14 +70,16 @@ for dir in tf-files tf-files-alone tf-files-framework; do
   mkdir -p "$work/$dir"
   cp "$repo/bench/files/main.tf" "$work/$dir/main.tf"
 done
-mkdir -p "$work/tf-cluster" "$work/tf-snapshot"
+mkdir -p "$work/tf-cluster" "$work/tf-snapshot" "$work/tf-snapcluster"
 cp "$repo/bench/cluster/main.tf" "$work/tf-cluster/main.tf"
 cp "$repo/bench/snapshot/main.tf" "$work/tf-snapshot/main.tf"
+cp "$repo/bench/snapshotcluster/main.tf" "$work/tf-snapcluster/main.tf"
 
 echo "== building the provider, the floor, bench/noop, bench/settle and the peak-RSS wrapper"
 (cd "$repo" && go build -o "$work/terraform-provider-sandbox" . &&
   go build -o "$work/floor" ./bench/floor &&
   go build -o "$work/clusterfloor" ./bench/clusterfloor &&
+  go build -o "$work/clustertar" ./bench/clustertar &&
   go build -o "$work/settle" ./bench/settle &&
   go build -o "$work/noop" ./bench/noop &&
   go build -o "$work/plugin/terraform-provider-sandbox" ./bench/peakrss)
@@ -109,6 +114,11 @@ cleanup() {
 }
 cleanup_cluster() {
   cleanup
+  if [ -n "${SANDBOX_TEST_KUBECONFIG:-}" ] && [ -x "$work/clustertar" ]; then
+    for claim in tfbench-snap tfbench-snap-floor tfbench-snap-restored; do
+      "$work/clustertar" -kubeconfig "$SANDBOX_TEST_KUBECONFIG" -claim "$claim" delete >/dev/null 2>&1 || true
+    done
+  fi
   [ "$cluster_started" = 1 ] && "$repo/scripts/cluster.sh" stop >/dev/null 2>&1 || true
   # shellcheck disable=SC2086 # a list of names
   [ -n "$engines_started" ] && "$repo/scripts/engines.sh" stop $engines_started >/dev/null 2>&1 || true

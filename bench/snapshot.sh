@@ -83,6 +83,40 @@ for round in $(seq "$rounds"); do
 done
 docker volume rm "$deep_volume" >/dev/null
 
+# The cluster's rows (issue 46): the same volume as a claim on the test
+# cluster, snapshotted and restored by the provider through its helper pods
+# (bench/snapshotcluster/main.tf), against the floor of tar through a pod's
+# exec stream, as kubectl exec runs it (bench/clustertar): a pod that mounts
+# the claim, made and deleted, its archive out to a file, or into a new
+# claim. Target: within 1.5x each way.
+if [ "${cluster_counts:-0}" != 0 ]; then
+  snap_claim=tfbench-snap
+  ctar() {
+    "$work/clustertar" -kubeconfig "$SANDBOX_TEST_KUBECONFIG" -image "$image" -size-mb $((2 * snap_mb)) "$@"
+  }
+  echo "== cluster snapshot rows: filling the claim $snap_claim with $snap_mb MiB in $snap_files files"
+  ctar -claim "$snap_claim" -mb "$snap_mb" -files "$snap_files" fill
+  export TF_VAR_kubeconfig="$SANDBOX_TEST_KUBECONFIG" TF_VAR_namespace=default
+  for round in $(seq "$rounds"); do
+    echo "== cluster snapshot round $round/$rounds"
+    "$work/settle"
+    printf '%s\tsnapfloor\tk8s-take\t%s\t0\t0\t%s\t0\n' "$snap_mb" \
+      "$(ctar -claim "$snap_claim" -file "$work/floor.tar" take)" "$round" >>"$results"
+    TF_VAR_volume="$snap_claim" tfdir=tf-snapcluster where=snapshot tf k8s-take "$snap_mb" apply -auto-approve
+    taken="$(terraform -chdir="$work/tf-snapcluster" output -json snapshot)"
+    "$work/settle"
+    printf '%s\tsnapfloor\tk8s-restore\t%s\t0\t0\t%s\t0\n' "$snap_mb" \
+      "$(ctar -claim "$snap_claim-floor" -file "$work/floor.tar" restore)" "$round" >>"$results"
+    ctar -claim "$snap_claim-floor" delete
+    TF_VAR_volume="$snap_claim" tfdir=tf-snapcluster where=snapshot tf k8s-restore "$snap_mb" apply -auto-approve \
+      -var "restore=$taken"
+    TF_VAR_volume="$snap_claim" terraform -chdir="$work/tf-snapcluster" destroy -auto-approve -input=false -no-color \
+      -var "n=$snap_mb" -var "restore=$taken" >"$work/tf-snapcluster-destroy.log" 2>&1
+    rm -f "$snap_dir"/*.tar "$work/floor.tar"
+  done
+  ctar -claim "$snap_claim" delete
+fi
+
 echo
 echo "A volume of $snap_mb MiB in $snap_files files, snapshotted and restored, medians of $rounds rounds"
 echo "(targets: within 1.3x of the floor each way; the provider's peak RSS under 64 MiB)."
@@ -101,6 +135,15 @@ awk -F'\t' -v judged="$([ "$snap_mb" -ge 1024 ] && echo 1 || echo 0)" -v deep_fi
     for (i = 1; i <= 2; i++) {
       p = phases[i]; f = median(secs["snapfloor", p]); v = median(secs["snapshot", p])
       printf "| %-7s | %9.2f | %12.2f | %5.2f | %14.1f | %-7s |\n", p, f, v, v / f, rss[p] / 1024, verdict(v <= 1.3 * f && rss[p] < 64 * 1024)
+    }
+    f = median(secs["snapfloor", "k8s-take"])
+    if (f > 0) {
+      printf "\n| on the test cluster | floor: tar through a pod'"'"'s exec (s) | provider (s) | ratio | peak RSS (MiB) | target (1.5x) |\n"
+      printf "|---|---:|---:|---:|---:|---|\n"
+      for (i = 1; i <= 2; i++) {
+        p = "k8s-" phases[i]; f = median(secs["snapfloor", p]); v = median(secs["snapshot", p])
+        printf "| %s | %.2f | %.2f | %.2f | %.1f | %s |\n", phases[i], f, v, v / f, rss[p] / 1024, verdict(v <= 1.5 * f)
+      }
     }
     f = median(secs["snapfloor", "deep"]); v = median(secs["snapshot", "deeptake"])
     if (v > 0) {

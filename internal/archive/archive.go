@@ -328,9 +328,9 @@ func (e *entry) name() string {
 
 // writer writes kept entries and hashes what it writes.
 type writer struct {
-	under    string // the directory the entries are written under, "" for none
-	portable bool   // each header in the form every unpacker reads alike (Portable)
-	tw       *tar.Writer
+	under    string      // the directory the entries are written under, "" for none
+	portable bool        // each header in the form every unpacker reads alike (Portable)
+	tw       *tar.Writer // nil: it only counts the entries (CheckEntries)
 	count    *countingWriter
 	entries  int
 	sum      func() []byte
@@ -351,6 +351,10 @@ func newCopier(dst io.Writer) *writer {
 
 // write writes one entry: hdr as kept, under name, content from body.
 func (w *writer) write(name string, hdr tar.Header, body io.Reader) error {
+	if w.tw == nil {
+		w.entries++
+		return nil
+	}
 	hdr.Name = name
 	if w.portable {
 		Portable(&hdr)
@@ -374,6 +378,9 @@ func (w *writer) write(name string, hdr tar.Header, body io.Reader) error {
 }
 
 func (w *writer) close() (Summary, error) {
+	if w.tw == nil {
+		return Summary{Entries: w.entries}, nil
+	}
 	if err := w.tw.Close(); err != nil {
 		return Summary{}, err
 	}

@@ -160,6 +160,26 @@ func Restore(ctx context.Context, dst io.Writer, src io.Reader, under string, li
 	return s, nil
 }
 
+// CheckEntries checks an archive in the kept form as Restore does, every
+// entry and what follows its end, without reading the files' content: src
+// seeks past it (a snapshot's file, at plan). It does not digest the
+// archive, which the restore does as it streams. Under is as Restore's.
+func CheckEntries(ctx context.Context, src io.ReadSeeker, under string, lim Limits) (Summary, error) {
+	s, _, err := stream(ctx, &writer{under: under}, src, "", under, lim, true)
+	if err != nil {
+		return Summary{}, err
+	}
+	end, err := src.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return Summary{}, err
+	}
+	if size, err := src.Seek(0, io.SeekEnd); err != nil || size != end {
+		return Summary{}, errors.Join(err, unsafe("(its end)", "is followed by bytes, which a snapshot never has"))
+	}
+	s.Size = end
+	return s, nil
+}
+
 // stream writes the kept form of an archive already in its order, under
 // the directory under; strict refuses what a snapshot leaves out rather
 // than leaving it out.

@@ -15,7 +15,8 @@ import (
 // FuzzRoundTrip feeds any bytes to the provider's reader as a hostile
 // archive. Whatever it keeps must be a fixed point: its kept form taken
 // again is the same bytes, restores (strictly) with the same digest, and
-// the stream the restore writes for an unpacker lists the same entries.
+// the stream the restore writes for an unpacker lists the same entries;
+// and a plan's check (CheckEntries) refuses exactly what a restore does.
 // Its corpus lives in testdata/fuzz/FuzzRoundTrip; `make test` runs the
 // corpus and fuzzes briefly.
 func FuzzRoundTrip(f *testing.F) {
@@ -25,6 +26,12 @@ func FuzzRoundTrip(f *testing.F) {
 	lim := Limits{MaxBytes: 1 << 20, MaxEntries: 200}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		ctx := context.Background()
+		// A plan's check, which seeks past content, refuses what the
+		// restore that reads it all refuses, and nothing else.
+		_, restoreErr := Restore(ctx, io.Discard, bytes.NewReader(src), "seed", lim)
+		if c, checkErr := CheckEntries(ctx, bytes.NewReader(src), "seed", lim); (checkErr == nil) != (restoreErr == nil) {
+			t.Fatalf("the plan's check: %+v, %v; the restore: %v", c, checkErr, restoreErr)
+		}
 		var kept bytes.Buffer
 		s, _, err := Snapshot(ctx, &kept, bytes.NewReader(src), "", lim, &archivetest.Sparse{})
 		if err != nil {
@@ -39,6 +46,10 @@ func FuzzRoundTrip(f *testing.F) {
 		r, err := Restore(ctx, &stream, bytes.NewReader(kept.Bytes()), "", lim)
 		if err != nil || r.SHA256 != s.SHA256 || r.Entries != s.Entries {
 			t.Fatalf("the kept form restored: %+v, %v; taken %+v", r, err, s)
+		}
+		if c, err := CheckEntries(ctx, bytes.NewReader(kept.Bytes()), "", lim); err != nil || c.Entries != s.Entries ||
+			c.Size != int64(kept.Len()) {
+			t.Fatalf("the kept form checked at plan: %+v, %v; taken %+v", c, err, s)
 		}
 		if a, b := archivetest.GoListing(t, bytes.NewReader(kept.Bytes())), archivetest.GoListing(t, bytes.NewReader(stream.Bytes())); a != b {
 			t.Fatalf("the stream lists\n%s\nthe kept form\n%s", b, a)
