@@ -25,6 +25,9 @@ type Facts struct {
 	DataRoot string
 	// Arch is the engine host's architecture, as uname -m prints it.
 	Arch string
+	// OwnersBelow, when not 0, is where the IDs a container's files can
+	// be owned by end: rootless Podman's user namespace maps only so many.
+	OwnersBelow int64
 	// ClockOffset is how far the engine's clock is ahead of the
 	// provider's, as read when the Facts were asked (Docker-API engines).
 	ClockOffset time.Duration

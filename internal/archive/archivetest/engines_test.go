@@ -45,6 +45,9 @@ func unpackedAsChecked(t *testing.T, e engine.Engine, prefix string, size int64)
 	if !seeds || !archives {
 		t.Fatalf("%s neither fills nor reads volumes", e.Where())
 	}
+	if _, err := e.Facts(context.Background()); err != nil { // what its refusals rest on, as a restore asks them
+		t.Fatal(err)
+	}
 	for i, c := range archivetest.Corpus() {
 		if c.Refused != "" || strings.HasPrefix(c.Name, "8 GiB") {
 			continue

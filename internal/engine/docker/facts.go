@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,7 +115,33 @@ type podmanInfo struct {
 			SeccompEnabled     bool   `json:"seccompEnabled"`
 			SeccompProfilePath string `json:"seccompProfilePath"`
 		} `json:"security"`
+		IDMappings struct {
+			UIDMap []idMap `json:"uidmap"`
+			GIDMap []idMap `json:"gidmap"`
+		} `json:"idMappings"`
 	} `json:"host"`
+}
+
+// idMap is one range of a rootless Podman's user namespace: Size IDs from
+// ContainerID in its containers are HostID and on, on the host.
+type idMap struct {
+	ContainerID int64 `json:"container_id"`
+	HostID      int64 `json:"host_id"`
+	Size        int64 `json:"size"`
+}
+
+// mapped is how many IDs from 0 the ranges cover without a gap.
+func mapped(ranges []idMap) int64 {
+	ranges = slices.Clone(ranges)
+	slices.SortFunc(ranges, func(a, b idMap) int { return cmp.Compare(a.ContainerID, b.ContainerID) })
+	var next int64
+	for _, r := range ranges {
+		if r.ContainerID > next {
+			break
+		}
+		next = max(next, r.ContainerID+r.Size)
+	}
+	return next
 }
 
 // podmanInfo asks Podman's own API about itself, through the same
@@ -146,6 +173,9 @@ func (p podmanInfo) apply(f *engine.Facts) {
 		AllowsUserNamespaces: sec.SeccompEnabled && slices.Contains(podmanStockProfiles, sec.SeccompProfilePath)}
 	if !sec.Rootless {
 		return
+	}
+	if m := p.Host.IDMappings; len(m.UIDMap) > 0 && len(m.GIDMap) > 0 {
+		f.OwnersBelow = min(mapped(m.UIDMap), mapped(m.GIDMap))
 	}
 	has := func(controller string) bool { return slices.Contains(p.Host.CgroupControllers, controller) }
 	// Rootless Podman 4's Docker-compatible API drops the ulimits a

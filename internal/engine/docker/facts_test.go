@@ -131,3 +131,25 @@ func TestClockOffset(t *testing.T) {
 		t.Errorf("an engine that does not say its time: offset %v, want 0", got)
 	}
 }
+
+// Rootless Podman's user namespace bounds the owners a file can have: what
+// its ranges cover from 0 without a gap, the smaller of uids and gids.
+func TestRootlessOwnersBelow(t *testing.T) {
+	var p podmanInfo
+	p.Host.Security.Rootless = true
+	p.Host.CgroupVersion = "v2"
+	p.Host.IDMappings.UIDMap = []idMap{{ContainerID: 1, HostID: 100000, Size: 65536}, {ContainerID: 0, HostID: 1000, Size: 1}}
+	p.Host.IDMappings.GIDMap = []idMap{{ContainerID: 0, HostID: 1000, Size: 1}, {ContainerID: 1, HostID: 100000, Size: 65535},
+		{ContainerID: 70000, HostID: 300000, Size: 10}}
+	var f engine.Facts
+	p.apply(&f)
+	if f.OwnersBelow != 65536 {
+		t.Errorf("OwnersBelow = %d, want 65536", f.OwnersBelow)
+	}
+	p.Host.Security.Rootless = false
+	f = engine.Facts{}
+	p.apply(&f)
+	if f.OwnersBelow != 0 {
+		t.Errorf("rootful: OwnersBelow = %d, want 0", f.OwnersBelow)
+	}
+}

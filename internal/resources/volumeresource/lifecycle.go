@@ -29,7 +29,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	}
 	if m.restores() {
 		ref, _ := m.snapshot()
-		if diags.Append(checkSnapshot(ctx, ref, limitsOn(r.Client), false)...); diags.HasError() {
+		if diags.Append(checkSnapshot(ctx, ref, limitsOn(ctx, r.Client), false)...); diags.HasError() {
 			return t, false, diags
 		}
 	}

@@ -50,8 +50,10 @@ var (
 var restoreLimits = archive.Limits{MaxEntries: 1000000}
 
 // limitsOn are restoreLimits with what the backend's unpacker would make
-// otherwise than the archive has it: refused before anything is made.
-func limitsOn(on engine.Engine) archive.Limits {
+// otherwise than the archive has it: refused before anything is made. The
+// backend's rules may rest on its facts, asked here first.
+func limitsOn(ctx context.Context, on engine.Engine) archive.Limits {
+	_, _ = on.Facts(ctx) // an engine that does not answer fails the restore itself
 	lim := restoreLimits
 	if r, ok := on.(engine.RestoreRefuser); ok {
 		lim.Unpacker = r.RefusesEntry
@@ -146,7 +148,7 @@ func (m restoreModel) planRestore(ctx context.Context, on engine.Engine, state *
 	if _, err := os.Stat(ref.File); err != nil {
 		return // made by this apply, or missing: apply says
 	}
-	diags.Append(checkSnapshot(ctx, ref, limitsOn(on), true)...)
+	diags.Append(checkSnapshot(ctx, ref, limitsOn(ctx, on), true)...)
 }
 
 // checkSnapshot checks every entry of the archive as the restore will
@@ -234,7 +236,7 @@ func (r *Resource) restore(ctx context.Context, m resourceModel, token string) e
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, limitsOn(r.Client))
+		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, limitsOn(ctx, r.Client))
 		if err == nil && s.SHA256 != ref.SHA256 {
 			err = &mismatchError{got: s.SHA256, want: ref.SHA256}
 		}
