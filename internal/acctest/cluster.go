@@ -110,6 +110,21 @@ provider "sandbox" {%s
 `, alias, RequireCluster(t), ClusterNamespace, TestImage, extra)
 }
 
+// ClusterProviderDefaultHelper is the provider block of the test cluster
+// with the helper pods' image left to its default, which no node of the
+// test cluster has.
+func ClusterProviderDefaultHelper(t *testing.T) string {
+	t.Helper()
+	return fmt.Sprintf(`
+provider "sandbox" {
+  kubernetes = {
+    config_path = %q
+    namespace   = %q
+  }
+}
+`, RequireCluster(t), ClusterNamespace)
+}
+
 // ClusterTest runs acceptance steps against the test cluster, asking the
 // cluster at the end that every sandbox's pod is gone.
 func ClusterTest(t *testing.T, steps []resource.TestStep) {

@@ -101,8 +101,8 @@ func FirstMade(id string, made []Made) bool {
 type Provenance int
 
 const (
-	// MadeByHand is a sandbox that carries none of the provider's labels:
-	// an import takes it as it is.
+	// MadeByHand is a sandbox that carries none of the provider's
+	// ownership labels: an import takes it as it is.
 	MadeByHand Provenance = iota
 	// MadeByProvider is a sandbox the provider can prove it created.
 	MadeByProvider
@@ -112,12 +112,10 @@ const (
 	LabelsNotItsOwn
 )
 
-// CarriesProviderLabels reports whether labels hold any of the provider's.
+// CarriesProviderLabels reports whether labels claim the provider made
+// what carries them: its ownership label, or a create token.
 func CarriesProviderLabels(labels map[string]string) bool {
-	for k := range labels {
-		if IsProviderLabel(k) {
-			return true
-		}
-	}
-	return false
+	_, managed := labels[LabelManagedBy]
+	_, token := labels[LabelCreateToken]
+	return managed || token
 }

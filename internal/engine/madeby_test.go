@@ -70,8 +70,8 @@ func TestVolumeMadeWithItsName(t *testing.T) {
 }
 
 func TestCarriesProviderLabels(t *testing.T) {
-	if CarriesProviderLabels(map[string]string{"team": "agents"}) {
-		t.Error("a user's label is the provider's")
+	if CarriesProviderLabels(map[string]string{"team": "agents", "tfsandbox.acctest": "foreign"}) {
+		t.Error("labels that claim no ownership are the provider's")
 	}
 	if !CarriesProviderLabels(map[string]string{"team": "agents", LabelCreateToken: "t"}) {
 		t.Error("a create token is not the provider's label")

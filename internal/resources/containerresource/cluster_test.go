@@ -352,19 +352,12 @@ resource "sandbox_image" "test" {
 	source := t.TempDir()
 	acctest.Write(t, filepath.Join(source, "notes.txt"), "kept\n")
 	steps = append(steps, resource.TestStep{
-		Config: fmt.Sprintf(`
-provider "sandbox" {
-  kubernetes = {
-    config_path = %q
-    namespace   = %q
-  }
-}
-
+		Config: acctest.ClusterProviderDefaultHelper(t) + fmt.Sprintf(`
 resource "sandbox_volume" "test" {
   name    = "%s-seeded"
   size_mb = 16
   source  = %q
-}`, acctest.RequireCluster(t), acctest.ClusterNamespace, name, source),
+}`, name, source),
 		PlanOnly: true,
 		ExpectError: regexp.MustCompile(`(?s)Helper image needed on this cluster.*` +
 			acctest.Phrase("none of the cluster's 1 nodes has it").String() + `.*Set\s+kubernetes\.helper_image`),

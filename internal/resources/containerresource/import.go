@@ -37,11 +37,11 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 			r.Client.Where(), idOrName, engine.Brief(err)))}
 	case made == engine.LabelsNotItsOwn:
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Sandbox not made by this provider",
-			fmt.Sprintf("%q on %s carries this provider's labels (tfsandbox.*), but it is not the sandbox the provider "+
+			fmt.Sprintf("%q on %s carries this provider's ownership labels (tfsandbox.managed-by, tfsandbox.create-token), but it is not the sandbox the provider "+
 				"created with them: their create token belongs to another sandbox, made before it, or it inherited them "+
 				"from its image, or it was made after the create that token records. The provider never takes such a "+
-				"copy for its own. To manage this container with Terraform, make it again without the tfsandbox.* "+
-				"labels and import that; to manage the sandbox they were copied from, import it instead.",
+				"copy for its own. To manage this container with Terraform, make it again without those labels "+
+				"and import that; to manage the sandbox they were copied from, import it instead.",
 				idOrName, r.Client.Where()))}
 	}
 	return r.modelOf(ctx, c)

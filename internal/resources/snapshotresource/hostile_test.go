@@ -172,14 +172,7 @@ func TestAccClusterSnapshot_defaultHelperImageNeedsANodeThatHasIt(t *testing.T) 
 	name := acctest.ClusterName(t)
 	dir := t.TempDir()
 	acctest.ClusterTest(t, []resource.TestStep{{
-		Config: fmt.Sprintf(`
-provider "sandbox" {
-  kubernetes = {
-    config_path = %q
-    namespace   = %q
-  }
-}
-
+		Config: acctest.ClusterProviderDefaultHelper(t) + fmt.Sprintf(`
 resource "sandbox_volume" "work" {
   name    = "%s-work"
   size_mb = 16
@@ -189,7 +182,7 @@ resource "sandbox_snapshot" "work" {
   volume    = sandbox_volume.work.name
   directory = %q
 }
-`, acctest.RequireCluster(t), acctest.ClusterNamespace, name, dir),
+`, name, dir),
 		ExpectError: regexp.MustCompile(`(?s)Helper image needed on this cluster.*` +
 			acctest.Phrase("none of the cluster's 1 nodes has it").String() + `.*Set\s+kubernetes\.helper_image`),
 	}, {
