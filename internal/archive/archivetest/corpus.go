@@ -84,6 +84,8 @@ func shapes(name string, f tar.Format) []Case {
 	long := strings.Repeat("n", 150)
 	deep := strings.Repeat("d/", 60) + strings.Repeat("x", 80) // 200 bytes, past USTAR's prefix
 	owner := func(uid, gid int) func(*tar.Header) { return func(h *tar.Header) { h.Uid, h.Gid = uid, gid } }
+	one := int64(1)
+	past31 := int(one << 31) // not a constant: on a 32-bit build, which runs no corpus, it wraps
 	at := func(t time.Time) func(*tar.Header) { return func(h *tar.Header) { h.ModTime = t } }
 	mode := func(m int64) func(*tar.Header) { return func(h *tar.Header) { h.Mode = m } }
 	root := dirEntry("./", f)
@@ -101,7 +103,7 @@ func shapes(name string, f tar.Format) []Case {
 		{Name: name + " owners past 2^21 and 2^31", Write: corpusEntries(root,
 			fileEntry("octal-max", 0, f, nil, owner(1<<21-1, 1<<21-1)),
 			fileEntry("past-octal", 0, f, nil, owner(3000000, 1<<21)),
-			fileEntry("past-int31", 0, f, nil, owner(1<<31+5, 1<<31)),
+			fileEntry("past-int31", 0, f, nil, owner(past31+5, past31)),
 			fileEntry("openshift", 0, f, nil, owner(1000000000, 1000000000)))},
 		{Name: name + " long names and link targets", Write: corpusEntries(longNames...)},
 		{Name: name + " a directory the archive does not hold", Write: corpusEntries(root,

@@ -50,7 +50,7 @@ var (
 )
 
 // maxID is the largest user or group ID (the kernel reserves 2^32-1).
-const maxID = 1<<32 - 2
+const maxID uint64 = 1<<32 - 2
 
 // resourceSchema is the whole schema: the core attributes here, and each
 // attribute group's from its own file.

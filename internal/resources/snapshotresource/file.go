@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
@@ -56,9 +54,7 @@ func (p *partial) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
 	p.written += int64(n)
 	if p.written-p.flushed >= writebackEvery && err == nil {
-		// Where the file system cannot, the final sync does it all.
-		_ = unix.SyncFileRange(int(p.f.Fd()), p.flushed, p.written-p.flushed-int64(p.w.Buffered()),
-			unix.SYNC_FILE_RANGE_WRITE)
+		writeback(p.f, p.flushed, p.written-p.flushed-int64(p.w.Buffered()))
 		p.flushed = p.written - int64(p.w.Buffered())
 	}
 	return n, err
