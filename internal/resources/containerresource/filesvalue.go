@@ -155,7 +155,7 @@ func decodeFiles(v types.Dynamic) (map[string]fileModel, diag.Diagnostics) {
 				f.Mode = s
 			default:
 				diags.AddAttributeError(at.AtName(name), "Unsupported file attribute", fmt.Sprintf(
-					"Attribute files[%q] has %q, which a file does not take: a file takes %s.",
+					"Attribute files[%q] has %q, which a file does not take: a file takes `%s`.",
 					p, name, joinCode(fileFields)))
 			}
 		}

@@ -97,7 +97,7 @@ func TestDecodeFilesRefuses(t *testing.T) {
 			path.Root("files").AtMapKey("/a"), "must be an object with one of content"},
 		"an attribute a file does not take": {types.DynamicValue(object(map[string]attr.Value{"/a": object(map[string]attr.Value{
 			"content": types.StringValue("x"), "contnet": types.StringValue("y"),
-		})})), path.Root("files").AtMapKey("/a").AtName("contnet"), `has "contnet", which a file does not take`},
+		})})), path.Root("files").AtMapKey("/a").AtName("contnet"), "has \"contnet\", which a file does not take: a file takes `content`, `content_base64`, `source`, `mode`."},
 		"content that is a list": {types.DynamicValue(object(map[string]attr.Value{"/a": object(map[string]attr.Value{
 			"content": types.ListValueMust(types.StringType, nil),
 		})})), path.Root("files").AtMapKey("/a").AtName("content"), "must be a string"},

@@ -28,7 +28,7 @@ func restartAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"restart": schema.StringAttribute{
 			MarkdownDescription: "What the engine does when the sandbox's process exits or the engine restarts: " +
-				joinCode(restartPolicies) + ". Defaults to `" + defaultRestart + "`: a sandbox comes back by " +
+				"`" + joinCode(restartPolicies) + "`. Defaults to `" + defaultRestart + "`: a sandbox comes back by " +
 				"itself after an engine restart or a host reboot, and one that was stopped on purpose " +
 				"(`running = false`) stays stopped. `docker run` defaults to `no`. Changing it is applied to " +
 				"the sandbox in place (on Podman, whose Docker-compatible API cannot, it replaces the sandbox).",
