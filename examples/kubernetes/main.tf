@@ -2,6 +2,14 @@
 # and moved between them by one variable: each placement is a resource of
 # its own, so that a move plans the sandbox's creation where it goes and
 # its removal where it was, in one apply (see the Kubernetes guide).
+#
+#   terraform apply                                    # on the local Docker engine
+#   terraform apply -var placement=cluster \
+#     -var kubeconfig=$HOME/.kube/config               # moved to the cluster
+#
+# It needs both: a Docker engine (DOCKER_HOST or the local socket) and a
+# cluster with a RuntimeClass "gvisor" whose pods have no network, whose
+# nodes have or can pull var.image.
 terraform {
   required_providers {
     sandbox = {

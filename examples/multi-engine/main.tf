@@ -1,5 +1,11 @@
 # Sandboxes on two engines from one configuration: one provider
 # configuration per engine, chosen per resource with `provider`.
+#
+#   terraform apply -var remote_host=ssh://builder@build-1
+#   terraform apply -var remote_host=tcp://build-1:2376 -var remote_cert_path=$HOME/.docker/build-1
+#
+# The first sandbox runs on the local engine (DOCKER_HOST or the local
+# socket), the second on remote_host (see the engines guide).
 terraform {
   required_providers {
     sandbox = {
