@@ -2,6 +2,7 @@ package engine
 
 import (
 	"archive/tar"
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -170,10 +171,11 @@ type VolumeChangedError struct{ Said string }
 func (e *VolumeChangedError) Error() string { return e.Said }
 
 // RestoreRefuser is a backend whose unpacker makes some entries otherwise
-// than an archive has them: RefusesEntry says why it would for h, or "".
-// A restore of such an archive is refused before anything is made.
+// than an archive has them. EntryRefusal asks the engine what that rests
+// on, and returns what says why it would for h, or "": a restore of such
+// an archive is refused before anything is made.
 type RestoreRefuser interface {
-	RefusesEntry(h *tar.Header) string
+	EntryRefusal(ctx context.Context) (func(h *tar.Header) string, error)
 }
 
 // LatestFileTime is the last time that 64 bits of nanoseconds since 1970

@@ -218,24 +218,26 @@ func (w *watched) cause(err error) error {
 	return err
 }
 
-// RefusesEntry: the Docker engine's and Podman's archive endpoints set a
+// EntryRefusal: the Docker engine's and Podman's archive endpoints set a
 // time before 1970, or after 2262, to 1970 (their Chtimes), where a
 // restore must make exactly what the archive holds; and rootless Podman
-// cannot give a file an owner past its user namespace's IDs.
-func (c *Client) RefusesEntry(h *tar.Header) string {
-	if h.ModTime.Before(time.Unix(0, 0)) || h.ModTime.After(engine.LatestFileTime) {
-		return fmt.Sprintf("is dated %s, which the archive endpoint of %s, through which a volume is filled, "+
-			"sets to 1970-01-01 (it sets no time before 1970 or after 2262)", h.ModTime.UTC().Format(time.RFC3339),
-			c.Where())
+// cannot give a file an owner past its user namespace's IDs (its Facts).
+func (c *Client) EntryRefusal(ctx context.Context) (func(h *tar.Header) string, error) {
+	facts, err := c.Facts(ctx)
+	if err != nil {
+		return nil, err
 	}
-	c.factsMu.Lock()
-	facts := c.facts // asked before a restore is checked (volumeresource's limitsOn)
-	c.factsMu.Unlock()
-	if facts != nil && facts.OwnersBelow > 0 &&
-		(int64(h.Uid) >= facts.OwnersBelow || int64(h.Gid) >= facts.OwnersBelow) {
-		return fmt.Sprintf("is owned by %d:%d, which %s cannot give a file: it is rootless Podman, whose user "+
-			"namespace maps the IDs 0 to %d only (the user's ranges in /etc/subuid and /etc/subgid)",
-			h.Uid, h.Gid, c.Where(), facts.OwnersBelow-1)
-	}
-	return ""
+	return func(h *tar.Header) string {
+		if h.ModTime.Before(time.Unix(0, 0)) || h.ModTime.After(engine.LatestFileTime) {
+			return fmt.Sprintf("is dated %s, which the archive endpoint of %s, through which a volume is filled, "+
+				"sets to 1970-01-01 (it sets no time before 1970 or after 2262)", h.ModTime.UTC().Format(time.RFC3339),
+				c.Where())
+		}
+		if below := facts.OwnersBelow; below > 0 && (int64(h.Uid) >= below || int64(h.Gid) >= below) {
+			return fmt.Sprintf("is owned by %d:%d, which %s cannot give a file: it is rootless Podman, whose user "+
+				"namespace maps the IDs 0 to %d only (the user's ranges in /etc/subuid and /etc/subgid)",
+				h.Uid, h.Gid, c.Where(), below-1)
+		}
+		return ""
+	}, nil
 }

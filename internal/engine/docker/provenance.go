@@ -55,42 +55,15 @@ func (c *Client) firstBuilt(ctx context.Context, img engine.Image) (bool, error)
 	if err != nil {
 		return false, err
 	}
-	own := preciseTime(img.Created)
-	if own.IsZero() {
-		return false, nil // an image the engine cannot place comes first of none
-	}
-	made := []engine.Made{{ID: img.ID, Created: own}}
-	var tied []engine.Made
+	made := make([]engine.Made, 0, len(list))
 	for _, s := range list {
-		if s.ID == img.ID {
-			continue
-		}
-		m := engine.Made{ID: s.ID, Created: time.Unix(s.Created, 0)}
-		if m.Created.Equal(made[0].Created.Truncate(time.Second)) {
-			tied = append(tied, m) // the list's whole seconds: asked again below
-			continue
-		}
-		made = append(made, m)
+		made = append(made, engine.Made{ID: s.ID, Created: time.Unix(s.Created, 0)})
 	}
-	for _, m := range tied {
-		other, err := c.inspectImage(ctx, m.ID)
-		if engine.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return false, err
-		}
-		made = append(made, engine.Made{ID: m.ID, Created: preciseTime(other.Created)})
-	}
-	return engine.FirstMade(img.ID, made), nil
-}
-
-// preciseTime is an engine's RFC 3339 time; the zero time, which comes
-// first (so that an image it cannot place proves the other nothing), when
-// it does not parse.
-func preciseTime(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s)
-	return t
+	made, err = preciseFirst(ctx, made, func(ctx context.Context, id string) (string, error) {
+		other, err := c.inspectImage(ctx, id)
+		return other.Created, err
+	})
+	return err == nil && engine.FirstMade(img.ID, made), err
 }
 
 // buildLabelKeys is the value of LabelBuildLabels for a build that sets
@@ -214,11 +187,8 @@ func (c *Client) createdByProvider(ctx context.Context, list []container.Summary
 	for _, s := range list {
 		labels, seen := imageLabels[s.ImageID]
 		if !seen {
-			img, err := c.inspectImage(ctx, s.ImageID)
-			switch {
-			case err == nil && img.Config != nil:
-				labels = img.Config.Labels
-			case err != nil && !engine.IsNotFound(err):
+			var err error
+			if labels, err = c.imageLabels(ctx, s.ImageID); err != nil {
 				return nil, err
 			}
 			imageLabels[s.ImageID] = labels
@@ -259,18 +229,11 @@ func (c *Client) provenContainer(ctx context.Context, s engine.Sandbox) (bool, e
 	if !engine.ManagedBy(s.Config.Labels) || !engine.MadeInWindow(s.Config.Labels, s.Created) {
 		return false, nil
 	}
-	var imageLabels map[string]string
-	img, err := c.inspectImage(ctx, s.Image)
-	switch {
-	case err == nil && img.Config != nil:
-		imageLabels = img.Config.Labels
-	case err != nil && !engine.IsNotFound(err):
+	imageLabels, err := c.imageLabels(ctx, s.Image)
+	if err != nil || !engine.CreatedByProvider(s.Config.Labels, imageLabels) {
 		return false, err
 	}
 	token := s.Config.Labels[engine.LabelCreateToken]
-	if !engine.CreatedByProvider(s.Config.Labels, imageLabels) {
-		return false, nil
-	}
 	holders, err := c.tokenHolders(ctx, token)
 	return err == nil && engine.FirstMade(s.ID, holders[token]), err
 }
@@ -298,38 +261,59 @@ func (c *Client) tokenHolders(ctx context.Context, token string) (map[string][]e
 		holders[t] = append(holders[t], engine.Made{ID: s.ID, Created: time.Unix(s.Created, 0)})
 	}
 	for t, made := range holders {
-		if err := c.preciseFirst(ctx, made); err != nil {
+		if holders[t], err = preciseFirst(ctx, made, c.containerCreated); err != nil {
 			return nil, err
 		}
-		holders[t] = made
 	}
 	return holders, nil
 }
 
-// preciseFirst replaces, where several of made share the earliest second,
-// their creation times by the engine's precise ones.
-func (c *Client) preciseFirst(ctx context.Context, made []engine.Made) error {
+// preciseFirst replaces, where several of made (listed by the engine in
+// whole seconds) share the earliest second, their creation times by the
+// precise ones created gives (RFC 3339); one gone meanwhile is left out,
+// and one whose time does not parse keeps its second.
+func preciseFirst(ctx context.Context, made []engine.Made,
+	created func(ctx context.Context, id string) (string, error)) ([]engine.Made, error) {
 	if len(made) < 2 {
-		return nil
+		return made, nil
 	}
 	first := slices.MinFunc(made, func(a, b engine.Made) int { return a.Created.Compare(b.Created) }).Created
-	for i := range made {
-		if !made[i].Created.Equal(first) {
-			continue
+	out := made[:0]
+	for _, m := range made {
+		if m.Created.Equal(first) {
+			at, err := created(ctx, m.ID)
+			if engine.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if precise, err := time.Parse(time.RFC3339Nano, at); err == nil {
+				m.Created = precise
+			}
 		}
-		s, err := c.InspectContainer(ctx, made[i].ID)
-		if engine.IsNotFound(err) {
-			made[i].Created = time.Unix(1<<62, 0) // gone meanwhile: never first
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if precise, err := time.Parse(time.RFC3339Nano, s.Created); err == nil {
-			made[i].Created = precise
-		}
+		out = append(out, m)
 	}
-	return nil
+	return out, nil
+}
+
+// imageLabels are the labels of a container's image: none when the image
+// is gone (a container cannot have inherited from it now).
+func (c *Client) imageLabels(ctx context.Context, id string) (map[string]string, error) {
+	img, err := c.inspectImage(ctx, id)
+	switch {
+	case err == nil && img.Config != nil:
+		return img.Config.Labels, nil
+	case err != nil && !engine.IsNotFound(err):
+		return nil, err
+	}
+	return nil, nil
+}
+
+// containerCreated is a container's creation time as the engine gives it.
+func (c *Client) containerCreated(ctx context.Context, id string) (string, error) {
+	s, err := c.InspectContainer(ctx, id)
+	return s.Created, err
 }
 
 // createdAt is a container list's creation time (seconds since the epoch)

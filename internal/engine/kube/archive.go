@@ -226,15 +226,17 @@ func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io
 	return c.stream(ctx, id, extract, &again, io.Discard)
 }
 
-// RefusesEntry says why the helper pod would fill a claim otherwise than
+// EntryRefusal says why the helper pod would fill a claim otherwise than
 // the archive has h: a time after 2262, which the node's runtime does not
 // keep (the test cluster's gVisor stored such times as 1861).
-func (c *Client) RefusesEntry(h *tar.Header) string {
-	if h.ModTime.After(engine.LatestFileTime) {
-		return fmt.Sprintf("is dated %s, which a claim filled on %s cannot hold (its runtime keeps no time after "+
-			"2262)", h.ModTime.UTC().Format(time.RFC3339), c.Where())
-	}
-	return ""
+func (c *Client) EntryRefusal(context.Context) (func(h *tar.Header) string, error) {
+	return func(h *tar.Header) string {
+		if h.ModTime.After(engine.LatestFileTime) {
+			return fmt.Sprintf("is dated %s, which a claim filled on %s cannot hold (its runtime keeps no time "+
+				"after 2262)", h.ModTime.UTC().Format(time.RFC3339), c.Where())
+		}
+		return ""
+	}, nil
 }
 
 // CleanUpSeed removes the helper pod of the copy with token, within

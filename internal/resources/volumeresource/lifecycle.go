@@ -29,7 +29,13 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 	}
 	if m.restores() {
 		ref, _ := m.snapshot()
-		if diags.Append(checkSnapshot(ctx, ref, limitsOn(ctx, r.Client), false)...); diags.HasError() {
+		lim, err := limitsOn(ctx, r.Client)
+		if err != nil {
+			diags.AddError("Cannot restore the snapshot", fmt.Sprintf("%s. Nothing was created; apply again once "+
+				"the engine answers.", engine.Brief(err)))
+			return t, false, diags
+		}
+		if diags.Append(checkSnapshot(ctx, ref, lim, false)...); diags.HasError() {
 			return t, false, diags
 		}
 	}

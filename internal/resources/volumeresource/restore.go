@@ -50,15 +50,17 @@ var (
 var restoreLimits = archive.Limits{MaxEntries: 1000000}
 
 // limitsOn are restoreLimits with what the backend's unpacker would make
-// otherwise than the archive has it: refused before anything is made. The
-// backend's rules may rest on its facts, asked here first.
-func limitsOn(ctx context.Context, on engine.Engine) archive.Limits {
-	_, _ = on.Facts(ctx) // an engine that does not answer fails the restore itself
+// otherwise than the archive has it: refused before anything is made.
+func limitsOn(ctx context.Context, on engine.Engine) (archive.Limits, error) {
 	lim := restoreLimits
 	if r, ok := on.(engine.RestoreRefuser); ok {
-		lim.Unpacker = r.RefusesEntry
+		refusal, err := r.EntryRefusal(ctx)
+		if err != nil {
+			return lim, fmt.Errorf("asking %s what its unpacking keeps: %w", on.Where(), err)
+		}
+		lim.Unpacker = refusal
 	}
-	return lim
+	return lim, nil
 }
 
 func restoreAttributes() map[string]schema.Attribute {
@@ -148,7 +150,9 @@ func (m restoreModel) planRestore(ctx context.Context, on engine.Engine, state *
 	if _, err := os.Stat(ref.File); err != nil {
 		return // made by this apply, or missing: apply says
 	}
-	diags.Append(checkSnapshot(ctx, ref, limitsOn(ctx, on), true)...)
+	// An engine that does not answer now: its refusals are the apply's.
+	lim, _ := limitsOn(ctx, on)
+	diags.Append(checkSnapshot(ctx, ref, lim, true)...)
 }
 
 // checkSnapshot checks every entry of the archive as the restore will
@@ -231,12 +235,16 @@ func (r *Resource) restore(ctx context.Context, m resourceModel, token string) e
 		return err
 	}
 	defer func() { _ = f.Close() }()
+	lim, err := limitsOn(ctx, r.Client)
+	if err != nil {
+		return err
+	}
 	pr, pw := archive.Pipe()
 	var produced error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, limitsOn(ctx, r.Client))
+		s, err := archive.Restore(ctx, pw, bufio.NewReaderSize(f, readBuffer), engine.SeedDir, lim)
 		if err == nil && s.SHA256 != ref.SHA256 {
 			err = &mismatchError{got: s.SHA256, want: ref.SHA256}
 		}
