@@ -27,12 +27,16 @@
 # the same container, started at the same time, under the same dockerd,
 # after them, or the run fails.
 set -euo pipefail
-# Static test binaries, as release builds are: on Podman the provider, in
-# the test binary, copies itself into a helper container to read a volume.
+# Static test binaries, as release builds are, and one build configuration
+# for every step (.ci/run's), so that nothing compiles twice.
 export CGO_ENABLED=0
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
+# The helper programs the provider embeds (a helper container or pod runs
+# the one for the engine's architecture), built from this tree, as a
+# release's are.
+make --no-print-directory helpers
 passes="${SANDBOX_TEST_PASSES:-faults local cluster podman rootless tls ssh oldest tofu}"
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"

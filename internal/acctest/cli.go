@@ -46,8 +46,9 @@ func providerDir() (string, error) {
 			return
 		}
 		build := exec.Command("go", "build", "-o", filepath.Join(built.dir, "terraform-provider-sandbox"), ".")
-		// Static, as a release build: on Podman the provider runs itself in
-		// a helper container to read a volume.
+		// Static, as a release build, and as every other build of the run
+		// (nothing compiles twice); it embeds the helper programs `make
+		// helpers` built (scripts/testacc.sh makes them first).
 		build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("building the provider: %w\n%s", err, out)

@@ -178,6 +178,14 @@ type RestoreRefuser interface {
 	EntryRefusal(ctx context.Context) (func(h *tar.Header) string, error)
 }
 
+// SnapshotRefuser is a backend that cannot take a snapshot of a volume
+// from every platform the provider is built for. SnapshotRefusal says why
+// it cannot from this one, naming the fix, or "": the plan refuses such a
+// snapshot. An engine that does not answer is no refusal (apply meets it).
+type SnapshotRefuser interface {
+	SnapshotRefusal(ctx context.Context) string
+}
+
 // LatestFileTime is the last time that 64 bits of nanoseconds since 1970
 // hold (in 2262): the engines' unpackers and a cluster's runtimes keep no
 // later time for a file.

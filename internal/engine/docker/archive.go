@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,22 +38,23 @@ const stallTimeout = engine.QuickCallTimeout
 // of an archive endpoint's stream, and every other container's create and
 // removal wait behind it (moby/moby#29058), so a small snapshot would
 // wait for a large one beside it. Podman's archive endpoint gives every
-// file its container user's owner besides. Where the program cannot run
-// on the engine's host (another operating system or architecture, or a
-// build with cgo), Docker's archive endpoint gives the stream, and Podman
-// refuses. A stream that stands still for stallTimeout fails as an engine
+// file its container user's owner besides. Where the provider has no
+// program for the engine's host (an architecture the release holds no
+// helper for, in a provider built without them), Docker's archive
+// endpoint gives the stream, and Podman refuses (at plan: SnapshotRefusal). A stream that stands still for stallTimeout fails as an engine
 // that did not answer.
 func (c *Client) ArchiveVolume(ctx context.Context, volume, token string, hold func(context.Context) func(),
 	read func(tar io.Reader) error) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
 	use := helperRunsProgram
-	if err := c.programRuns(ctx); err != nil {
-		if c.Kind(ctx) == KindPodman {
+	program, err := c.helper(ctx)
+	if err != nil {
+		if c.Kind(ctx) == KindPodman || !errors.As(err, new(*NoProgramError)) {
 			return err
 		}
-		use = helperReads
+		use, program = helperReads, nil
 	}
-	id, err := c.startHelper(ctx, volume, token, use)
+	id, err := c.startHelper(ctx, volume, token, use, program)
 	if err != nil {
 		return err
 	}
@@ -144,24 +144,42 @@ func (c *Client) runProgram(download *watched, id string, read func(tar io.Reade
 	return nil
 }
 
-// programRuns says whether the provider's own executable can run on the
-// engine's host: a static Linux build of the host's architecture.
-func (c *Client) programRuns(ctx context.Context) error {
+// helper chooses the program a helper runs to read a volume on the
+// engine's host (a Linux host, as every engine the backend reaches runs
+// its containers on): the provider's embedded build for its architecture,
+// or its own executable (volumetar.HelperFor). Where there is none, it
+// says which feature needs it, and why.
+func (c *Client) helper(ctx context.Context) (*volumetar.Helper, error) {
 	facts, err := c.Facts(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	arch := map[string]string{"x86_64": "amd64", "aarch64": "arm64"}[facts.Arch]
-	if arch == "" {
-		arch = facts.Arch
+	program, err := volumetar.HelperFor(volumetar.Platform{OS: "linux", Arch: volumetar.EngineArch(facts.Arch)})
+	if err != nil {
+		return nil, &NoProgramError{Err: err}
 	}
-	if runtime.GOOS != "linux" || arch != runtime.GOARCH {
-		return fmt.Errorf("the archive endpoint of Podman does not keep files' owners, so the provider reads a "+
-			"volume on Podman with its own program in a helper container, which runs only on a Linux host of "+
-			"its own architecture: the provider is %s/%s, the engine's host linux/%s. Run Terraform on a "+
-			"linux/%s machine to take this snapshot", runtime.GOOS, runtime.GOARCH, arch, arch)
+	return program, nil
+}
+
+// NoProgramError is an engine whose host runs none of the provider's helper
+// programs: on Podman, whose archive endpoint does not keep files' owners,
+// no snapshot of a volume can be taken.
+type NoProgramError struct{ Err error }
+
+func (e *NoProgramError) Error() string {
+	return "taking a snapshot of a volume on Podman (sandbox_snapshot) needs the provider's helper program, " +
+		"since Podman's archive endpoint does not keep files' owners: " + e.Err.Error()
+}
+
+func (e *NoProgramError) Unwrap() error { return e.Err }
+
+// SnapshotRefusal: Podman's snapshots need a helper program for the
+// engine's host (ArchiveVolume).
+func (p Podman) SnapshotRefusal(ctx context.Context) string {
+	if _, err := p.helper(ctx); errors.As(err, new(*NoProgramError)) {
+		return err.Error()
 	}
-	return volumetar.Static()
+	return ""
 }
 
 // ArchivesInOrder: the Docker engine's and Podman's archives walk each

@@ -24,6 +24,7 @@ var (
 		engine.HostPaths
 		engine.Images
 		engine.VolumeArchiver
+		engine.SnapshotRefuser
 		engine.NewVolumeRoots
 	} = Podman{}
 )

@@ -47,7 +47,7 @@ const cleanupTimeout = 30 * time.Second
 // them later.
 func (c *Client) SeedVolume(ctx context.Context, volume, token string, archive io.Reader) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
-	id, err := c.startHelper(ctx, volume, token, helperWrites)
+	id, err := c.startHelper(ctx, volume, token, helperWrites, nil)
 	if err != nil {
 		return err
 	}
@@ -75,12 +75,12 @@ const (
 
 // startHelper makes the helper container that mounts the volume at
 // SeedDir (read-only unless it writes), from an image of its own (empty,
-// or holding only the provider's program), with no network and no
+// or holding only the program, which a helper that runs it is given), with no network and no
 // capabilities but the one its program needs to read every file, and
 // returns its ID; the helper and its image carry the token, which
 // CleanUpSeed takes.
-func (c *Client) startHelper(ctx context.Context, volume, token string, use helperUse) (string, error) {
-	img, err := c.importHelperImage(ctx, volume, token, use == helperRunsProgram)
+func (c *Client) startHelper(ctx context.Context, volume, token string, use helperUse, program *volumetar.Helper) (string, error) {
+	img, err := c.importHelperImage(ctx, volume, token, program)
 	if err != nil {
 		return "", fmt.Errorf("importing the helper image: %w", err)
 	}
@@ -136,13 +136,14 @@ func helperLife(ctx context.Context) string {
 	return strconv.Itoa(int(life.Seconds()) + 1)
 }
 
-// helperProgram is where a helper image holds the provider's program.
+// helperProgram is where a helper image holds the program that reads a
+// volume.
 const helperProgram = "/tfsandbox-volume-tar"
 
 // importHelperImage imports an image labelled as the provider's with the
-// token, and returns its ID: empty, or holding only the provider's own
-// executable at helperProgram.
-func (c *Client) importHelperImage(ctx context.Context, volume, token string, program bool) (string, error) {
+// token, and returns its ID: empty, or holding only the program (nil: none)
+// at helperProgram.
+func (c *Client) importHelperImage(ctx context.Context, volume, token string, program *volumetar.Helper) (string, error) {
 	content, err := helperImageContent(program)
 	if err != nil {
 		return "", err
@@ -166,14 +167,14 @@ func (c *Client) importHelperImage(ctx context.Context, volume, token string, pr
 }
 
 // helperImageContent is the tar of a helper image's files: none, or the
-// provider's executable, streamed from disk.
-func helperImageContent(program bool) (io.ReadCloser, error) {
-	if !program {
+// program, streamed.
+func helperImageContent(program *volumetar.Helper) (io.ReadCloser, error) {
+	if program == nil {
 		var empty bytes.Buffer
 		_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
 		return io.NopCloser(&empty), nil
 	}
-	return volumetar.ProgramTar(strings.TrimPrefix(helperProgram, "/"))
+	return program.Tar(strings.TrimPrefix(helperProgram, "/"))
 }
 
 // importedID reads the image ID from an import's JSON stream: Docker ends

@@ -136,57 +136,57 @@ func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold fu
 	return readErr
 }
 
-// copyProgram copies the provider's own executable into the helper pod,
-// with the pod's tar, after checking that its node runs the provider's
-// architecture.
+// copyProgram copies the program that reads a volume into the helper pod,
+// with the pod's tar: the provider's build for the node's platform
+// (programFor).
 func (c *Client) copyProgram(ctx context.Context, id string) error {
-	if err := c.programRuns(ctx, id); err != nil {
-		return err
-	}
-	program, err := volumetar.ProgramTar(programName)
+	program, err := c.programFor(ctx, id)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = program.Close() }()
-	if err := c.stream(ctx, id, []string{"tar", "-xof", "-", "-C", programDir}, program, io.Discard); err != nil {
-		return fmt.Errorf("copying the provider's program into the helper pod (image %s, kubernetes.helper_image): %w",
-			c.helperImage, err)
+	content, err := program.Tar(programName)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = content.Close() }()
+	if err := c.stream(ctx, id, []string{"tar", "-xof", "-", "-C", programDir}, content, io.Discard); err != nil {
+		return fmt.Errorf("copying %s into the helper pod (image %s, kubernetes.helper_image): %w",
+			program.Source, c.helperImage, err)
 	}
 	return nil
 }
 
-// cannotRun is a provider whose executable cannot run on the helper's
-// node: another operating system or architecture, or a build with cgo.
+// cannotRun is a node none of the provider's programs runs on.
 type cannotRun struct{ why string }
 
 func (e *cannotRun) Error() string { return e.why }
 
-// programRuns says whether the provider's executable can run on the helper
-// pod's node. A user who may not read nodes is not refused here: the
-// program's start then fails, naming its file.
-func (c *Client) programRuns(ctx context.Context, id string) error {
-	if err := volumetar.Static(); err != nil {
-		return &cannotRun{why: err.Error()}
-	}
+// programFor chooses the program for the helper pod's node
+// (volumetar.HelperFor): its platform as the node reports it. A user who
+// may not read nodes gets the one for the provider's own architecture,
+// which most clusters run; on another, its start fails, naming its file.
+func (c *Client) programFor(ctx context.Context, id string) (*volumetar.Helper, error) {
 	pod, err := c.getPod(ctx, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	node := &corev1.Node{}
 	err = c.call(ctx, "the request to read a node", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.core.Get().Resource("nodes").Name(pod.Spec.NodeName).Do(ctx).Into(node)
 	})
-	if isForbidden(err) {
-		return nil
+	target := volumetar.Platform{OS: "linux", Arch: runtime.GOARCH}
+	switch {
+	case err == nil:
+		info := node.Status.NodeInfo
+		target = volumetar.Platform{OS: info.OperatingSystem, Arch: volumetar.EngineArch(info.Architecture)}
+	case !isForbidden(err):
+		return nil, err
 	}
+	program, err := volumetar.HelperFor(target)
 	if err != nil {
-		return err
+		return nil, &cannotRun{why: fmt.Sprintf("the node %s: %v", pod.Spec.NodeName, err)}
 	}
-	if info := node.Status.NodeInfo; info.OperatingSystem != runtime.GOOS || info.Architecture != runtime.GOARCH {
-		return &cannotRun{why: fmt.Sprintf("the provider is %s/%s, the node %s %s/%s", runtime.GOOS, runtime.GOARCH,
-			pod.Spec.NodeName, info.OperatingSystem, info.Architecture)}
-	}
-	return nil
+	return program, nil
 }
 
 // SeedVolume fills the claim through a helper pod running tar, from an

@@ -21,6 +21,15 @@ import (
 // the snapshot was interrupted.
 const releaseTimeout = 30 * time.Second
 
+// refusal is why the backend cannot take a snapshot from the provider's
+// platform, or "".
+func (r *Resource) refusal(ctx context.Context) string {
+	if refuser, ok := r.Client.(engine.SnapshotRefuser); ok {
+		return refuser.SnapshotRefusal(ctx)
+	}
+	return ""
+}
+
 // take archives the volume into a new file in the directory and records
 // it on m. Nothing is recorded, and no file left, unless the archive is
 // whole.

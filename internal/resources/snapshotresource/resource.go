@@ -18,9 +18,10 @@ import (
 )
 
 var (
-	_ resource.Resource              = &Resource{}
-	_ resource.ResourceWithConfigure = &Resource{}
-	_ resource.ResourceWithIdentity  = &Resource{}
+	_ resource.Resource               = &Resource{}
+	_ resource.ResourceWithConfigure  = &Resource{}
+	_ resource.ResourceWithIdentity   = &Resource{}
+	_ resource.ResourceWithModifyPlan = &Resource{}
 )
 
 // pathFile is the archive's attribute, which diagnostics about it name.
@@ -127,6 +128,18 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	resp.Diagnostics.Append(remove(state)...)
+}
+
+// ModifyPlan refuses a snapshot the backend cannot take from the
+// provider's platform, when the plan takes one (at create, or a
+// replacement). It only reads.
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.Client == nil || (!req.State.Raw.IsNull() && len(resp.RequiresReplace) == 0) {
+		return
+	}
+	if why := r.refusal(ctx); why != "" {
+		resp.Diagnostics.AddAttributeError(path.Root("volume"), "Cannot take this snapshot from this platform", why)
+	}
 }
 
 // remove removes the recorded archive if it is still the one recorded.

@@ -1,0 +1,47 @@
+package volumetar
+
+import (
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+// The helper programs `make helpers` builds into embedded/ (linux_<arch>,
+// from cmd/volume-tar), which a release and `make build` embed. The
+// directory always holds its README, so that a provider built without
+// them (`go build`) still compiles, and uses its own executable where it
+// can (program.go).
+//
+//go:embed all:embedded
+var helpers embed.FS
+
+// embeddedPrefix names an embedded program by the architecture it runs on.
+const embeddedPrefix = "embedded/linux_"
+
+// embeddedArches are the architectures of the embedded programs.
+func embeddedArches() []string {
+	entries, _ := fs.ReadDir(helpers, "embedded") // the embedded directory always exists
+	var arches []string
+	for _, e := range entries {
+		if arch, ok := strings.CutPrefix("embedded/"+e.Name(), embeddedPrefix); ok && !e.IsDir() {
+			arches = append(arches, arch)
+		}
+	}
+	return arches
+}
+
+// openEmbedded opens the embedded program for arch.
+func openEmbedded(arch string) (io.ReadCloser, int64, error) {
+	f, err := helpers.Open(embeddedPrefix + arch)
+	if err != nil {
+		return nil, 0, fmt.Errorf("opening the embedded helper for linux/%s: %w", arch, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, 0, fmt.Errorf("opening the embedded helper for linux/%s: %w", arch, err)
+	}
+	return f, info.Size(), nil
+}
