@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the release artifacts as a registry user would meet them: checks
-# .goreleaser.yml and builds the snapshot of every platform it names (zips,
+# .goreleaser.yml and builds this platform's snapshot with it (zip,
 # SHA256SUMS and manifest, unsigned), checks the sums, and has
 # `terraform init` install the provider from the zip through a filesystem
 # mirror, offline, into a lock file with the zip's hash.
@@ -11,12 +11,16 @@ version="$(scripts/version.sh)"
 platform="$(go env GOOS)_$(go env GOARCH)"
 name=terraform-provider-sandbox
 
-# Every platform the release names is built, as a release builds it (the
-# same configuration): a platform that does not compile fails here, not at
-# the release. This platform's zip is then installed.
+# A release builds every platform; this builds this one's, from the same
+# configuration with its platform lists narrowed (scripts/cross-build.sh
+# builds every platform the release names, without GoReleaser).
 make --no-print-directory release-check
+config="$(mktemp --suffix=.yml)"
+trap 'rm -f "$config"' EXIT
+sed -e "s/^    goos: .*/    goos: [$(go env GOOS)]/" -e "s/^    goarch: .*/    goarch: [$(go env GOARCH)]/" .goreleaser.yml >"$config"
+grep -q "^    goos: \[$(go env GOOS)\]" "$config" || { echo "release-check: cannot narrow .goreleaser.yml's goos" >&2; exit 1; }
 VERSION="$version" go tool -modfile=tools/goreleaser/go.mod goreleaser release --snapshot --clean \
-  --skip=sign,publish
+  --skip=sign,publish --config "$config"
 zip="dist/${name}_${version}_${platform}.zip"
 sums="dist/${name}_${version}_SHA256SUMS"
 manifest="dist/${name}_${version}_manifest.json"
@@ -33,7 +37,7 @@ grep -qx "${name}_v${version}" <<<"$entries" ||
   { echo "release-check: $zip does not hold ${name}_v${version}; it holds: $entries" >&2; exit 1; }
 
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$config"' EXIT
 mkdir -p "$tmp/mirror/registry.terraform.io/tfsandbox/sandbox" "$tmp/work" "$tmp/home"
 cp "$zip" "$tmp/mirror/registry.terraform.io/tfsandbox/sandbox/"
 cat >"$tmp/work/main.tf" <<TF

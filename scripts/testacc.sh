@@ -220,14 +220,43 @@ run_pass() {
   if [ "$p" = cluster ] && [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ]; then
     scripts/cluster.sh stop || status=1
   fi
+  local took=$((SECONDS - start))
+  took="$((took / 60)):$(printf %02d $((took % 60))) ($took s)"
   if [ "$status" = 0 ]; then
-    echo "== $p: passed in $((SECONDS - start)) s"
+    echo "== $p: passed in $took"
   else
-    echo "== $p: FAILED after $((SECONDS - start)) s"
+    echo "== $p: FAILED after $took"
     failed+=("$p")
   fi
 }
-for p in $passes; do run_pass "$p"; done
+# Passes that share no engine run side by side, in two lanes (a pass waits
+# on its engine as much as on the CPU): the throwaway engine's, the
+# cluster's and rootful Podman's, beside the machine's engine's (local,
+# TLS, SSH, Terraform 1.11, OpenTofu) and rootless Podman's. Each line says
+# its lane. SANDBOX_TEST_SIDE_BY_SIDE=0 runs them one after another.
+failures="$(mktemp)"
+lane() {
+  local p
+  for p in "$@"; do
+    run_pass "$p"
+    if [ "${#failed[@]}" -gt 0 ]; then printf '%s\n' "${failed[@]}" >>"$failures"; failed=(); fi
+  done
+}
+if [ "${SANDBOX_TEST_SIDE_BY_SIDE:-1}" = 1 ]; then
+  lane_a=() lane_b=()
+  for p in $passes; do
+    case "$p" in faults | cluster | podman) lane_a+=("$p") ;; *) lane_b+=("$p") ;; esac
+  done
+  (lane "${lane_a[@]}") 2>&1 | sed -u 's/^/[a] /' &
+  lane_a_pid=$!
+  (lane "${lane_b[@]}") 2>&1 | sed -u 's/^/[b] /'
+  wait "$lane_a_pid" || true
+else
+  # shellcheck disable=SC2086 # the passes are words
+  lane $passes
+fi
+mapfile -t failed <"$failures"
+rm -f "$failures"
 
 after="$(canary_state)"
 if [ "$after" != "$before" ]; then
