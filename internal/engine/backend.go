@@ -101,6 +101,14 @@ type Pauser interface {
 	Unpauser
 }
 
+// IsolatingAll is a backend that gives every sandbox no network whatever
+// its network_mode says (a cluster: its RuntimeClass and a deny-all
+// NetworkPolicy), where an unset network_mode means "none": the plan says
+// so.
+type IsolatingAll interface {
+	IsolatesEverySandbox()
+}
+
 // Renamer renames a sandbox in place; without it a new name replaces the
 // sandbox (a pod's name is fixed).
 type Renamer interface {

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -15,6 +18,33 @@ func IsNotFound(err error) bool { return cerrdefs.IsNotFound(err) }
 // IsConflict reports whether err says the object conflicts with an existing
 // one (for example a container name already in use).
 func IsConflict(err error) bool { return cerrdefs.IsConflict(err) }
+
+// NextStep is what to do about a call to where (a backend's Where) that
+// failed with err, by the error's class (errdefs; a cluster's errors are
+// classified the same way): the sentence a diagnostic about a failed
+// engine call ends with.
+func NextStep(err error, where string) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "The run was interrupted: apply again to finish it."
+	case IsUnanswered(err) || errors.Is(err, context.DeadlineExceeded) || cerrdefs.IsUnavailable(err):
+		return fmt.Sprintf("Check that %s is running and answers (its address, the network to it, its load), "+
+			"then apply again.", where)
+	case cerrdefs.IsPermissionDenied(err) || cerrdefs.IsUnauthorized(err):
+		return fmt.Sprintf("Give the user Terraform runs as the permission %s refused (the error names it), "+
+			"or configure the provider with credentials that have it, then apply again.", where)
+	case IsNotFound(err):
+		return "It was removed outside Terraform while the provider worked on it: apply again, which plans " +
+			"from what is there now."
+	case IsConflict(err):
+		return "Something else changed it at the same time: apply again."
+	case cerrdefs.IsInvalidArgument(err):
+		return fmt.Sprintf("%s refused the request as the provider made it from the configuration: change the "+
+			"value the error names, or report it to the provider if the configuration is valid.", where)
+	}
+	return fmt.Sprintf("Look in the log of %s for the cause and fix it there, then apply again; if it shows "+
+		"none, report it to the provider with this message.", where)
+}
 
 // maxBrief bounds Brief's text.
 const maxBrief = 400

@@ -15,7 +15,6 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/kube"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/cli"
 )
 
 // The provider's kubernetes argument: sandboxes as pods on a cluster
@@ -93,7 +92,7 @@ func clusterAttribute() schema.Attribute {
 
 // configureCluster builds the cluster client, checks that the cluster
 // answers and has the RuntimeClass, and hands the client to resources.
-func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerModel, tf cli.CLI, resp *provider.ConfigureResponse) {
+func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerModel, data base.ProviderData, resp *provider.ConfigureResponse) {
 	var m clusterModel
 	resp.Diagnostics.Append(cfg.Kubernetes.As(ctx, &m, basetypes.ObjectAsOptions{})...)
 	if resp.Diagnostics.HasError() {
@@ -116,7 +115,9 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 		HelperImage: m.HelperImage.ValueString(), Version: p.version,
 	})
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Invalid cluster connection settings", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Invalid cluster connection settings", fmt.Sprintf(
+			"%v\n\nCorrect kubernetes.config_path and kubernetes.config_context (or KUBECONFIG), so that they "+
+				"name a kubeconfig and a context in it that reach the cluster.", err))
 		return
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, pingTimeout)
@@ -128,5 +129,6 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 				"policies and secrets in namespace %s.", err, client.Namespace()))
 		return
 	}
-	handOver(resp, base.ProviderData{Engine: client, CLI: tf})
+	data.Engine = client
+	handOver(resp, data)
 }

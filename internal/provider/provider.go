@@ -69,6 +69,8 @@ type providerModel struct {
 	Context  types.String `tfsdk:"context"`
 	// Kubernetes puts the sandboxes on a cluster instead (cluster.go).
 	Kubernetes types.Object `tfsdk:"kubernetes"`
+	// RequireIsolation is the provider-wide isolation guard.
+	RequireIsolation types.Bool `tfsdk:"require_isolation"`
 }
 
 // Metadata names the provider.
@@ -159,6 +161,17 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 			},
 			"kubernetes": clusterAttribute(),
+			"require_isolation": schema.BoolAttribute{
+				MarkdownDescription: "When `true`, every `sandbox_container` of this provider configuration must " +
+					"be isolated: one that leaves `network_mode` unset is refused at plan, naming this setting, " +
+					"on a Docker engine, Podman and a cluster alike. A platform team sets it once, in the provider " +
+					"block its teams' configurations use, so that a sandbox that forgets `network_mode = " +
+					"\"none\"` never gets a network. Unset or `false`, an unset `network_mode` gives the engine's " +
+					"default network on a Docker engine or Podman, and no network on a cluster (whose every " +
+					"sandbox is isolated; the plan warns that `network_mode` is unset there). The isolation " +
+					"guide has the whole table.",
+				Optional: true,
+			},
 		},
 	}
 }
@@ -179,11 +192,17 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 					"before apply, or leave it out to use the Docker environment variables.", name))
 		}
 	}
+	if cfg.RequireIsolation.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("require_isolation"), "Unknown isolation guard",
+			"The provider's require_isolation must be known when Terraform plans: the plan refuses a sandbox "+
+				"it does not allow. Set it from a literal or a variable.")
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	data := base.ProviderData{CLI: cli.New(req.TerraformVersion), RequireIsolation: cfg.RequireIsolation.ValueBool()}
 	if !cfg.Kubernetes.IsNull() {
-		p.configureCluster(ctx, cfg, cli.New(req.TerraformVersion), resp)
+		p.configureCluster(ctx, cfg, data, resp)
 		return
 	}
 	engineCfg, diags := cfg.engineConfig(ctx)
@@ -195,7 +214,10 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 
 	client, err := docker.New(engineCfg)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid engine connection settings", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid engine connection settings", fmt.Sprintf(
+			"%v\n\nCorrect the provider block's connection settings (host, context, cert_path, ca_pem, cert_pem, "+
+				"key_pem, ssh_opts), or the DOCKER_HOST, DOCKER_CONTEXT, DOCKER_CERT_PATH and DOCKER_TLS_VERIFY "+
+				"variables they default to.", err))
 		return
 	}
 
@@ -208,8 +230,8 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 
 	// The engine answered, so it has said whether it is Docker or Podman.
-	backend := client.Backend(pingCtx)
-	handOver(resp, base.ProviderData{Engine: backend, CLI: cli.New(req.TerraformVersion)})
+	data.Engine = client.Backend(pingCtx)
+	handOver(resp, data)
 }
 
 // handOver gives every resource, data source, ephemeral resource, list

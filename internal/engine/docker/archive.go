@@ -17,6 +17,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar/helpers"
 )
 
 // streamTimeout bounds a whole stream of a volume's archive, in or out. It
@@ -147,14 +148,14 @@ func (c *Client) runProgram(download *watched, id string, read func(tar io.Reade
 // helper chooses the program a helper runs to read a volume on the
 // engine's host (a Linux host, as every engine the backend reaches runs
 // its containers on): the provider's embedded build for its architecture,
-// or its own executable (volumetar.HelperFor). Where there is none, it
+// or its own executable (helpers.HelperFor). Where there is none, it
 // says which feature needs it, and why.
-func (c *Client) helper(ctx context.Context) (*volumetar.Helper, error) {
+func (c *Client) helper(ctx context.Context) (*helpers.Helper, error) {
 	facts, err := c.Facts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	program, err := volumetar.HelperFor(volumetar.Platform{OS: "linux", Arch: volumetar.EngineArch(facts.Arch)})
+	program, err := helpers.HelperFor(helpers.Platform{OS: "linux", Arch: helpers.EngineArch(facts.Arch)})
 	if err != nil {
 		return nil, &NoProgramError{Err: err}
 	}

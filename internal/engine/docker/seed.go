@@ -19,6 +19,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar/helpers"
 )
 
 // Seeding a volume, and archiving one: the engines' API writes into (and
@@ -79,7 +80,7 @@ const (
 // capabilities but the one its program needs to read every file, and
 // returns its ID; the helper and its image carry the token, which
 // CleanUpSeed takes.
-func (c *Client) startHelper(ctx context.Context, volume, token string, use helperUse, program *volumetar.Helper) (string, error) {
+func (c *Client) startHelper(ctx context.Context, volume, token string, use helperUse, program *helpers.Helper) (string, error) {
 	img, err := c.importHelperImage(ctx, volume, token, program)
 	if err != nil {
 		return "", fmt.Errorf("importing the helper image: %w", err)
@@ -143,7 +144,7 @@ const helperProgram = "/tfsandbox-volume-tar"
 // importHelperImage imports an image labelled as the provider's with the
 // token, and returns its ID: empty, or holding only the program (nil: none)
 // at helperProgram.
-func (c *Client) importHelperImage(ctx context.Context, volume, token string, program *volumetar.Helper) (string, error) {
+func (c *Client) importHelperImage(ctx context.Context, volume, token string, program *helpers.Helper) (string, error) {
 	content, err := helperImageContent(program)
 	if err != nil {
 		return "", err
@@ -168,7 +169,7 @@ func (c *Client) importHelperImage(ctx context.Context, volume, token string, pr
 
 // helperImageContent is the tar of a helper image's files: none, or the
 // program, streamed.
-func helperImageContent(program *volumetar.Helper) (io.ReadCloser, error) {
+func helperImageContent(program *helpers.Helper) (io.ReadCloser, error) {
 	if program == nil {
 		var empty bytes.Buffer
 		_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails

@@ -18,6 +18,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar/helpers"
 )
 
 // A claim is read and filled through a helper pod, as a Docker engine's
@@ -79,7 +80,7 @@ func (c *Client) helperSpec(claim, token string, readOnly bool) engine.Container
 // startHelper makes the helper pod and waits until it runs.
 func (c *Client) startHelper(ctx context.Context, claim, token string, readOnly bool) (string, error) {
 	if why := c.helperImageRefusal(ctx); why != "" {
-		return "", &engine.HelperImageError{Detail: helperImageDetail(why)}
+		return "", &engine.HelperImageError{Detail: helperImageAdvice(why)}
 	}
 	id, err := c.CreateContainer(ctx, c.helperSpec(claim, token, readOnly))
 	if err != nil {
@@ -162,10 +163,10 @@ type cannotRun struct{ why string }
 func (e *cannotRun) Error() string { return e.why }
 
 // programFor chooses the program for the helper pod's node
-// (volumetar.HelperFor): its platform as the node reports it. A user who
+// (helpers.HelperFor): its platform as the node reports it. A user who
 // may not read nodes gets the one for the provider's own architecture,
 // which most clusters run; on another, its start fails, naming its file.
-func (c *Client) programFor(ctx context.Context, id string) (*volumetar.Helper, error) {
+func (c *Client) programFor(ctx context.Context, id string) (*helpers.Helper, error) {
 	pod, err := c.getPod(ctx, id)
 	if err != nil {
 		return nil, err
@@ -174,15 +175,15 @@ func (c *Client) programFor(ctx context.Context, id string) (*volumetar.Helper, 
 	err = c.call(ctx, "the request to read a node", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.core.Get().Resource("nodes").Name(pod.Spec.NodeName).Do(ctx).Into(node)
 	})
-	target := volumetar.Platform{OS: "linux", Arch: runtime.GOARCH}
+	target := helpers.Platform{OS: "linux", Arch: runtime.GOARCH}
 	switch {
 	case err == nil:
 		info := node.Status.NodeInfo
-		target = volumetar.Platform{OS: info.OperatingSystem, Arch: volumetar.EngineArch(info.Architecture)}
+		target = helpers.Platform{OS: info.OperatingSystem, Arch: helpers.EngineArch(info.Architecture)}
 	case !isForbidden(err):
 		return nil, err
 	}
-	program, err := volumetar.HelperFor(target)
+	program, err := helpers.HelperFor(target)
 	if err != nil {
 		return nil, &cannotRun{why: fmt.Sprintf("the node %s: %v", pod.Spec.NodeName, err)}
 	}

@@ -87,6 +87,7 @@ var (
 	_ engine.Engine = (*Client)(nil)
 	// A claim is read and filled through a helper pod (archive.go).
 	_ engine.VolumeArchiver = (*Client)(nil)
+	_ engine.IsolatingAll   = (*Client)(nil)
 	// Its helper's runtime keeps no time after 2262 (archive.go).
 	_ engine.RestoreRefuser = (*Client)(nil)
 	// What a cluster does not do, or not yet through this provider, it
@@ -207,6 +208,10 @@ func (c *Client) RuntimeClass() string { return c.class }
 func (c *Client) Where() string {
 	return fmt.Sprintf("the Kubernetes cluster at %s (namespace %s)", c.server, c.namespace)
 }
+
+// IsolatesEverySandbox: every pod runs in the RuntimeClass, beside a
+// deny-all NetworkPolicy, whatever its network_mode.
+func (c *Client) IsolatesEverySandbox() {}
 
 // Close releases nothing: the REST clients share Go's connection pool.
 func (c *Client) Close() error { return nil }

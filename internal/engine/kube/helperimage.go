@@ -77,9 +77,9 @@ func anyNodeHas(nodes []corev1.Node, ref string) bool {
 	return false
 }
 
-// helperImageDetail is the refusal of a plan that needs a helper pod with
+// helperImageAdvice is the refusal of a plan that needs a helper pod with
 // the default image a node does not have, and why.
-func helperImageDetail(why string) string {
+func helperImageAdvice(why string) string {
 	return fmt.Sprintf("Filling or reading a claim takes a short-lived helper pod, whose image is "+
 		"kubernetes.helper_image. It is not set, and the default (%s) is used only where a node already has it, so "+
 		"that the provider never has a node pull from a public registry unasked: %s. Set kubernetes.helper_image in "+

@@ -73,7 +73,7 @@ func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []e
 	}
 	if _, _, err := numericUser(spec.User); spec.User != "" && err != nil {
 		refuse("user", "", "User not allowed on a Kubernetes cluster", fmt.Sprintf("user = %q: a pod names "+
-			"its user by number, as \"UID\" or \"UID:GID\"", spec.User))
+			"its user by number, as \"UID\" or \"UID:GID\": give the user's number (id -u in the image)", spec.User))
 	}
 	if p.Stopped {
 		refuse("running", "", "Not possible on a Kubernetes cluster", "running = false: a pod cannot be "+
@@ -83,14 +83,15 @@ func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []e
 		if !slices.Contains(securityOpts, opt) {
 			refuse("security_opts", "", "Security option not possible on a Kubernetes cluster",
 				fmt.Sprintf("security_opts holds %q; a pod carries only no-new-privileges and seccomp=unconfined "+
-					"(its default is the runtime's seccomp profile)", opt))
+					"(its default is the runtime's seccomp profile): remove the others", opt))
 		}
 	}
 	for _, target := range slices.Sorted(maps.Keys(spec.Tmpfs)) {
 		for _, opt := range strings.Split(spec.Tmpfs[target], ",") {
 			if key, _, _ := strings.Cut(opt, "="); key != "" && key != "size" {
 				refuse("tmpfs", target, "tmpfs option not possible on a Kubernetes cluster",
-					fmt.Sprintf("tmpfs[%q] sets %q; a pod's memory-backed volume takes only size", target, opt))
+					fmt.Sprintf("tmpfs[%q] sets %q; a pod's memory-backed volume takes only size: remove the "+
+						"other options", target, opt))
 			}
 		}
 	}
@@ -190,7 +191,7 @@ func (c *Client) RefuseVolume(ctx context.Context, p engine.PlannedVolume) []eng
 			continue
 		}
 		if why := c.helperImageRefusal(ctx); why != "" {
-			refuse(attr, "Helper image needed on this cluster", attr+" is set: "+helperImageDetail(why))
+			refuse(attr, "Helper image needed on this cluster", attr+" is set: "+helperImageAdvice(why))
 		}
 		break
 	}

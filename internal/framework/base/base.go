@@ -26,6 +26,9 @@ import (
 type ProviderData struct {
 	Engine engine.Engine
 	CLI    cli.CLI // the CLI that configured the provider
+	// RequireIsolation is the provider's require_isolation: every
+	// sandbox_container must set network_mode = "none".
+	RequireIsolation bool
 }
 
 // Resource is embedded by every managed resource.
@@ -33,12 +36,15 @@ type Resource struct {
 	Client engine.Engine
 	// CLI is the CLI that runs the provider, for what it cannot do.
 	CLI cli.CLI
+	// RequireIsolation is the provider's isolation guard.
+	RequireIsolation bool
 }
 
-// Configure takes the provider's engine client and what it knows of the CLI.
+// Configure takes the provider's engine client, what it knows of the CLI,
+// and its isolation guard.
 func (b *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	data := fromProviderData(req.ProviderData, &resp.Diagnostics)
-	b.Client, b.CLI = data.Engine, data.CLI
+	b.Client, b.CLI, b.RequireIsolation = data.Engine, data.CLI, data.RequireIsolation
 }
 
 // DataSource is embedded by every data source.

@@ -42,7 +42,7 @@ func Set(ctx context.Context, dst *tfsdk.ResourceIdentity, attrs map[string]stri
 	typ, ok := dst.Schema.Type().TerraformType(ctx).(tftypes.Object)
 	if !ok {
 		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot write the resource identity",
-			fmt.Sprintf("The identity schema is a %s, not an object.", dst.Schema.Type()))}
+			fmt.Sprintf("The identity schema is a %s, not an object. This is a bug in the provider: please report it.", dst.Schema.Type()))}
 	}
 	vals := make(map[string]tftypes.Value, len(typ.AttributeTypes))
 	for name := range typ.AttributeTypes {
@@ -81,7 +81,9 @@ func Get(src *tfsdk.ResourceIdentity) (map[string]string, diag.Diagnostics) {
 	}
 	var vals map[string]tftypes.Value
 	if err := src.Raw.As(&vals); err != nil {
-		return out, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read the resource identity", err.Error())}
+		return out, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read the resource identity", fmt.Sprintf(
+			"%v. Give the import block's identity as the resource's identity schema has it (its docs list the "+
+				"attributes), or import by ID.", err))}
 	}
 	for name, v := range vals {
 		var s string
@@ -90,7 +92,7 @@ func Get(src *tfsdk.ResourceIdentity) (map[string]string, diag.Diagnostics) {
 		}
 		if err := v.As(&s); err != nil {
 			return out, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read the resource identity",
-				fmt.Sprintf("identity.%s: %v", name, err))}
+				fmt.Sprintf("identity.%s: %v. Give it as a string.", name, err))}
 		}
 		if s != "" {
 			out[name] = s

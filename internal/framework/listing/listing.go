@@ -80,12 +80,14 @@ func Sandboxes(ctx context.Context, backend engine.Engine, labels map[string]str
 	ids, err := backend.ManagedContainers(ctx, labels, namePrefix)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list sandboxes", fmt.Sprintf(
-			"Listing the containers on %s failed: %s", backend.Where(), engine.Brief(err)))}
+			"Listing the containers on %s failed: %s. %s", backend.Where(), engine.Brief(err),
+			engine.NextStep(err, backend.Where())))}
 	}
 	found, err := engine.InspectAll(ctx, backend.InspectContainer, ids)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes", fmt.Sprintf(
-			"Inspecting the containers on %s failed: %s", backend.Where(), engine.Brief(err)))}
+			"Inspecting the containers on %s failed: %s. %s", backend.Where(), engine.Brief(err),
+			engine.NextStep(err, backend.Where())))}
 	}
 	return found, nil
 }

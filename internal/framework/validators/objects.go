@@ -49,6 +49,7 @@ func (v exactlyOneOf) ValidateObject(_ context.Context, req validator.ObjectRequ
 			got = strings.Join(set, " and ")
 		}
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Combination", fmt.Sprintf(
-			"Attribute %s needs exactly one of %s; it has %s.", req.Path, strings.Join(v, ", "), got))
+			"Attribute %s needs exactly one of %s; it has %s. Set one of them, and remove the others.", req.Path,
+			strings.Join(v, ", "), got))
 	}
 }

@@ -38,7 +38,8 @@ func (v funcValidator) ValidateString(_ context.Context, req validator.StringReq
 	}
 	if problem := v.check(req.ConfigValue.ValueString()); problem != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid attribute value",
-			fmt.Sprintf("Attribute %s %s, got: %q", req.Path, problem, req.ConfigValue.ValueString()))
+			fmt.Sprintf("Attribute %s %s, got: %q. Change the value to one it takes.", req.Path, problem,
+				req.ConfigValue.ValueString()))
 	}
 }
 

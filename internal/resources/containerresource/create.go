@@ -130,7 +130,7 @@ func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerS
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"),
 			"Cannot build the files into the sandbox's image", fmt.Sprintf(
 				"The sandbox's root filesystem is read-only, so its files are built into an image derived "+
-					"from %s, and building it on %s failed: %v", spec.Image, r.Client.Where(), err))}
+					"from %s, and building it on %s failed: %v. %s", spec.Image, r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 	}
 	spec.Image = derived
 	return nil
@@ -161,7 +161,7 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 		return "", false, diag.Diagnostics{r.nameConflictDiagnostic(r.nameHolder(ctx, spec.Name), spec.Name, err)}
 	}
 	return "", true, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot create sandbox", fmt.Sprintf(
-		"Creating the container on %s failed: %s", r.Client.Where(), engine.Brief(err)))}
+		"Creating the container on %s failed: %s. %s", r.Client.Where(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))}
 }
 
 // writeAndStart writes the files into the created container and starts it
@@ -171,8 +171,8 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 	if len(files) > 0 {
 		if err := r.copier.CopyFiles(ctx, id, files); err != nil {
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot write files into sandbox",
-				fmt.Sprintf("Container %s was created on %s, but writing its files failed: %v",
-					engine.ShortID(id), r.Client.Where(), err))}
+				fmt.Sprintf("Container %s was created on %s, but writing its files failed: %v. %s",
+					engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 		}
 	}
 	if !running {
@@ -185,8 +185,8 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 	defer started()
 	if err := r.Client.StartContainer(ctx, id); err != nil {
 		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", fmt.Sprintf(
-			"Container %s was created on %s, but the engine could not start it: %s",
-			engine.ShortID(id), r.Client.Where(), engine.Brief(err)))}
+			"Container %s was created on %s, but the engine could not start it: %s. %s",
+			engine.ShortID(id), r.Client.Where(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))}
 	}
 	return nil
 }
@@ -227,8 +227,8 @@ func (r *Resource) checkFilesSeen(ctx context.Context, id string, m *resourceMod
 	where, err := r.copier.WhereFilesGo(ctx, id, paths)
 	if err != nil {
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot check files",
-			fmt.Sprintf("Asking %s where the files land in container %s failed: %s",
-				r.Client.Where(), engine.ShortID(id), engine.Brief(err)))}
+			fmt.Sprintf("Asking %s where the files land in container %s failed: %s. %s",
+				r.Client.Where(), engine.ShortID(id), engine.Brief(err), engine.NextStep(err, r.Client.Where())))}
 	}
 	return m.hiddenThroughSymlinks(ctx, m.filesystemModel, where)
 }

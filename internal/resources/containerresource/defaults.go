@@ -35,7 +35,7 @@ func readDefaults(ctx context.Context, p privateReader) (engine.Defaults, diag.D
 	if err := json.Unmarshal(raw, &d); err != nil {
 		diags.AddWarning("Unreadable engine defaults in private state", "The engine defaults recorded "+
 			"for this sandbox cannot be read ("+err.Error()+"); the engine's defaults may show as changes. "+
-			"Replacing the sandbox records them again.")
+			"Replace the sandbox (terraform apply -replace) to record them again.")
 	}
 	return d, diags
 }
@@ -44,7 +44,7 @@ func writeDefaults(ctx context.Context, p privateWriter, d engine.Defaults) diag
 	raw, err := json.Marshal(d)
 	if err != nil {
 		var diags diag.Diagnostics
-		diags.AddError("Cannot record engine defaults", err.Error())
+		diags.AddError("Cannot record engine defaults", err.Error()+". This is a bug in the provider: please report it.")
 		return diags
 	}
 	return p.SetKey(ctx, defaultsKey, raw)

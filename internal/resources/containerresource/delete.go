@@ -29,7 +29,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	if !m.runsKeepAlive() {
 		if err := r.Client.StopContainer(ctx, id, int(m.StopTimeout.ValueInt64())); err != nil {
 			diags.AddError("Cannot stop sandbox", fmt.Sprintf("Stopping container %s on %s "+
-				"failed: %v", engine.ShortID(id), r.Client.Where(), err))
+				"failed: %v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
 			return diags
 		}
 	}

@@ -34,7 +34,7 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 	var missing *engine.ImageMissingError
 	if !errors.As(err, &missing) {
 		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Cannot check image", fmt.Sprintf(
-			"Looking up the image %q on %s failed: %v", ref, r.Client.Where(), err))
+			"Looking up the image %q on %s failed: %v. %s", ref, r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
 	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Image not available", fmt.Sprintf(
 		"The image %q is not present on %s, and pulling it failed:\n\n%v\n\n"+

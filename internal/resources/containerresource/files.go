@@ -168,7 +168,8 @@ func (f filesModel) plan() (digests types.Map, total int, diags diag.Diagnostics
 		if file.contentKnown() {
 			content, err := file.read()
 			if err != nil {
-				diags.AddAttributeError(path.Root("files").AtMapKey(p), "Cannot read file", err.Error())
+				diags.AddAttributeError(path.Root("files").AtMapKey(p), "Cannot read file", err.Error()+
+					". Make the file readable by the user running Terraform, or change its source.")
 				continue
 			}
 			vals[p] = types.StringValue(digest(content))
@@ -204,7 +205,8 @@ func (f filesModel) engineFiles() ([]engine.File, diag.Diagnostics) {
 		at := path.Root("files").AtMapKey(p)
 		content, err := file.read()
 		if err != nil {
-			diags.AddAttributeError(at, "Cannot read file", err.Error())
+			diags.AddAttributeError(at, "Cannot read file", err.Error()+
+				". Make the file readable by the user running Terraform, or change its source.")
 			continue
 		}
 		if want := digests[p]; want != "" && digest(content) != want {
@@ -215,7 +217,8 @@ func (f filesModel) engineFiles() ([]engine.File, diag.Diagnostics) {
 		}
 		mode, err := strconv.ParseInt(file.mode().ValueString(), 8, 64)
 		if err != nil {
-			diags.AddAttributeError(at.AtName("mode"), "Invalid file mode", err.Error())
+			diags.AddAttributeError(at.AtName("mode"), "Invalid file mode", err.Error()+
+				`. Give mode as four octal digits in a string, such as "0644" or "0755".`)
 			continue
 		}
 		out = append(out, engine.File{Path: p, Content: content, Mode: mode})

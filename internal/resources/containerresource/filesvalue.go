@@ -117,7 +117,7 @@ func decodeFiles(v types.Dynamic) (map[string]fileModel, diag.Diagnostics) {
 	if !ok {
 		diags.AddAttributeError(path.Root("files"), "Invalid files", fmt.Sprintf(
 			"Attribute files must be a map of files by absolute path, such as "+
-				"{ \"/work/run.sh\" = { content = \"...\", mode = \"0755\" } }; got %s.",
+				"{ \"/work/run.sh\" = { content = \"...\", mode = \"0755\" } }; got %s. Write it in that shape.",
 			kindOf(v.UnderlyingValue())))
 		return nil, diags
 	}
@@ -132,7 +132,7 @@ func decodeFiles(v types.Dynamic) (map[string]fileModel, diag.Diagnostics) {
 		if !ok || element.IsNull() {
 			diags.AddAttributeError(at, "Invalid file", fmt.Sprintf(
 				"Attribute files[%q] must be an object with one of content, content_base64 or source, and "+
-					"optionally mode, such as { content = \"...\" }.", p))
+					"optionally mode, such as { content = \"...\" }. Write it in that shape.", p))
 			continue
 		}
 		f := fileModel{Content: types.StringNull(), ContentBase64: types.StringNull(), Source: types.StringNull(),
@@ -141,7 +141,7 @@ func decodeFiles(v types.Dynamic) (map[string]fileModel, diag.Diagnostics) {
 			s, ok := stringOf(fields[name])
 			if !ok {
 				diags.AddAttributeError(at.AtName(name), "Invalid file attribute", fmt.Sprintf(
-					"Attribute files[%q].%s must be a string.", p, name))
+					"Attribute files[%q].%s must be a string. Quote it, or convert it with tostring().", p, name))
 				continue
 			}
 			switch name {
@@ -155,7 +155,7 @@ func decodeFiles(v types.Dynamic) (map[string]fileModel, diag.Diagnostics) {
 				f.Mode = s
 			default:
 				diags.AddAttributeError(at.AtName(name), "Unsupported file attribute", fmt.Sprintf(
-					"Attribute files[%q] has %q, which a file does not take: a file takes `%s`.",
+					"Attribute files[%q] has %q, which a file does not take: a file takes `%s`. Remove it.",
 					p, name, joinCode(fileFields)))
 			}
 		}

@@ -49,7 +49,8 @@ func (r *Resource) importID(req resource.ImportStateRequest) (string, diag.Diagn
 	id, err := r.Client.SandboxID(identity.ToEngine(attrs))
 	if err != nil {
 		return "", diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox",
-			fmt.Sprintf("The import block's identity names no sandbox: %v.", err))}
+			fmt.Sprintf("The import block's identity names no sandbox: %v. Give its id (or name), as the "+
+				"resource's identity schema has them.", err))}
 	}
 	return id, nil
 }

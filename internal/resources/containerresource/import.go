@@ -23,12 +23,14 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 	var m resourceModel
 	c, err := r.Client.InspectContainer(ctx, idOrName)
 	if err != nil {
-		detail := fmt.Sprintf("Inspecting %q on %s failed: %v", idOrName, r.Client.Where(), err)
 		if engine.IsNotFound(err) {
-			detail = fmt.Sprintf("No container with ID or name %q exists on %s.",
-				idOrName, r.Client.Where())
+			return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", fmt.Sprintf(
+				"No container with ID or name %q exists on %s. Check the ID or name against the engine's own "+
+					"list (docker ps -a, or kubectl get pods on a cluster), or find the provider's sandboxes with "+
+					"terraform query (list \"sandbox_container\").", idOrName, r.Client.Where()))}
 		}
-		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", detail)}
+		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", fmt.Sprintf(
+			"Inspecting %q on %s failed: %v. %s", idOrName, r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 	}
 	switch made, err := r.Client.ProvenanceOf(ctx, c); {
 	case err != nil:
@@ -60,8 +62,8 @@ func (r *Resource) modelOf(ctx context.Context, c engine.Sandbox) (resourceModel
 	}
 	if err != nil && !engine.IsNotFound(err) {
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import sandbox", fmt.Sprintf(
-			"Inspecting the image of container %s on %s failed: %v",
-			engine.ShortID(c.ID), r.Client.Where(), err))}
+			"Inspecting the image of container %s on %s failed: %v. %s",
+			engine.ShortID(c.ID), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 	}
 	defaults := m.setFromEngine(ctx, c, img)
 	return m, defaults, nil

@@ -249,7 +249,8 @@ func (l limitsModel) validate() diag.Diagnostics {
 	var diags diag.Diagnostics
 	if values.Known(l.Memory) && values.Known(l.MemorySwap) && l.MemorySwap.ValueInt64() < l.Memory.ValueInt64() {
 		diags.AddAttributeError(path.Root("memory_swap"), "Memory plus swap below memory", fmt.Sprintf(
-			"memory_swap (%d MiB) is memory plus swap and cannot be less than memory (%d MiB).",
+			"memory_swap (%d MiB) is memory plus swap and cannot be less than memory (%d MiB). Raise "+
+				"memory_swap to at least memory (equal: no swap), or leave it unset.",
 			l.MemorySwap.ValueInt64(), l.Memory.ValueInt64()))
 	}
 	if !values.Known(l.Ulimits) {
@@ -267,7 +268,8 @@ func (l limitsModel) validate() diag.Diagnostics {
 		}
 		if values.Known(u.Soft) && values.Known(u.Hard) && u.Soft.ValueInt64() > u.Hard.ValueInt64() {
 			diags.AddAttributeError(path.Root("ulimits").AtMapKey(name).AtName("soft"), "Soft limit above hard limit",
-				fmt.Sprintf("Attribute ulimits[%q].soft (%d) cannot exceed ulimits[%q].hard (%d).",
+				fmt.Sprintf("Attribute ulimits[%q].soft (%d) cannot exceed ulimits[%q].hard (%d). Lower soft, or "+
+					"raise hard.",
 					name, u.Soft.ValueInt64(), name, u.Hard.ValueInt64()))
 		}
 	}

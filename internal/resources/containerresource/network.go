@@ -33,8 +33,10 @@ func networkAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"network_mode": schema.StringAttribute{
 			MarkdownDescription: "Network isolation. The only allowed value is `\"" + isolation.NoneMode + "\"`: the " +
-				"sandbox gets no network interface but loopback. When omitted, nothing is sent and the engine's " +
-				"default network applies. Changing it forces replacement. When the state says `\"" +
+				"sandbox gets no network interface but loopback. When omitted, a Docker engine or Podman gives the " +
+				"sandbox its default network, and a cluster none (its every pod is isolated; the plan warns); " +
+				"the provider's `require_isolation` refuses a sandbox that omits it. Changing it forces " +
+				"replacement. When the state says `\"" +
 				isolation.NoneMode + "\"` and the engine shows a weaker mode, the container attached to any " +
 				"other network or sharing a PID, IPC or UTS namespace, the refreshed value is what the engine " +
 				"shows (for example `\"bridge\"` or `\"none sharing pid with the host\"`), so the plan " +
@@ -50,6 +52,40 @@ func networkAttributes() map[string]schema.Attribute {
 			Computed:      true,
 			PlanModifiers: []planmodifier.Set{setplanmodifier.UseStateForUnknown()},
 		},
+	}
+}
+
+// planGuard refuses a sandbox that leaves network_mode unset where the
+// provider requires isolation (require_isolation), and warns at create
+// where the backend isolates every sandbox whatever network_mode says.
+// An unknown network_mode can only become "none" (its validator).
+func planGuard(plan, state map[string]tftypes.Value, requireIsolation bool, on engine.Engine,
+	resp *resource.ModifyPlanResponse) {
+	if !plan["network_mode"].IsNull() {
+		return
+	}
+	at := path.Root("network_mode")
+	if requireIsolation {
+		unset := "the default network of " + on.Where()
+		if _, ok := on.(engine.IsolatingAll); ok {
+			unset = "a sandbox whose isolation the state does not record nor a refresh check (on " + on.Where() +
+				" every pod is isolated, but only network_mode = \"none\" is checked at every refresh)"
+		}
+		resp.Diagnostics.AddAttributeError(at, "The provider requires isolation", fmt.Sprintf(
+			"This provider configuration sets require_isolation = true, and this sandbox leaves network_mode "+
+				"unset, which would give it %s. Set network_mode = %q on the sandbox, or remove "+
+				"require_isolation from the provider block to allow sandboxes with a network.", unset,
+			isolation.NoneMode))
+		return
+	}
+	if _, ok := on.(engine.IsolatingAll); ok && state == nil {
+		resp.Diagnostics.AddAttributeWarning(at, "network_mode is unset on a cluster", fmt.Sprintf(
+			"On %s every sandbox is isolated whatever network_mode says (its RuntimeClass and a deny-all "+
+				"NetworkPolicy): this one gets no network, as with network_mode = %q, which the state will not "+
+				"say, and whose loss a refresh would not count as drift. Set network_mode = %q to say so and to "+
+				"have its isolation checked at every refresh (the same configuration on a Docker engine would "+
+				"get the engine's default network), or set require_isolation = true in the provider block to "+
+				"require it of every sandbox.", on.Where(), isolation.NoneMode, isolation.NoneMode))
 	}
 }
 
@@ -91,7 +127,10 @@ func (n networkModel) checkIsolated(c engine.Sandbox) diag.Diagnostics {
 	}
 	if verdict := isolation.Assess(c.Network); !verdict.Isolated {
 		diags.AddAttributeError(path.Root("network_mode"), "Sandbox is not isolated",
-			fmt.Sprintf("The engine did not isolate container %s: %s.", engine.ShortID(c.ID), verdict.Reason))
+			fmt.Sprintf("The engine did not isolate container %s: %s. The container was made as asked, with no "+
+				"network: look in the engine's configuration for what attaches networks to new containers (a "+
+				"plugin, a default network setting) and remove it, then apply again.", engine.ShortID(c.ID),
+				verdict.Reason))
 	}
 	return diags
 }

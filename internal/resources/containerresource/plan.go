@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -57,20 +58,34 @@ func (r *Resource) checkAgainstEngine(plan map[string]tftypes.Value, facts engin
 	if v, ok := values.RawNumber(plan["memory"]); ok && facts.MemTotal > 0 && v > float64(engineMiB) {
 		resp.Diagnostics.AddAttributeError(path.Root("memory"), "More memory than the engine has", fmt.Sprintf(
 			"memory = %.0f MiB is more than the %d MiB of memory the engine at %s has. memory is in MiB: 512 "+
-				"means 512 MiB (536870912 would be 512 TiB).", v, engineMiB, r.Client.Endpoint()))
+				"means 512 MiB (536870912 would be 512 TiB). Lower memory to what the engine has.", v, engineMiB,
+			r.Client.Endpoint()))
 	}
 	if v, ok := values.RawNumber(plan["cpus"]); ok && facts.NCPU > 0 && v > float64(facts.NCPU) {
 		resp.Diagnostics.AddAttributeError(path.Root("cpus"), "More CPUs than the engine has", fmt.Sprintf(
 			"cpus = %g is more than the %d CPUs of the engine at %s. cpus counts CPUs: 0.5 is half of one "+
-				"(500 would be 500 CPUs, not 500 millicores).", v, facts.NCPU, r.Client.Endpoint()))
+				"(500 would be 500 CPUs, not 500 millicores). Lower cpus to what the engine has.", v, facts.NCPU,
+			r.Client.Endpoint()))
 	}
-	if runtime := values.RawString(plan["runtime"]); runtime != "" && len(facts.Runtimes) > 0 {
+	// A runtime the backend's rules refused already is not refused twice.
+	if runtime := values.RawString(plan["runtime"]); runtime != "" && len(facts.Runtimes) > 0 &&
+		!errorAt(resp.Diagnostics, path.Root("runtime")) {
 		if _, ok := facts.Runtimes[runtime]; !ok {
 			resp.Diagnostics.AddAttributeError(path.Root("runtime"), "Runtime unknown to the engine", fmt.Sprintf(
 				"runtime = %q is not among the runtimes of the engine at %s: %s. Use one of those names, or "+
-					"register the runtime with the engine (for gVisor: add runsc to the runtimes in "+
-					"/etc/docker/daemon.json and reload the engine, as the provider's gVisor guide shows).", runtime, r.Client.Endpoint(),
+					"register the runtime with the engine (for gVisor, the provider's gVisor guide shows how on "+
+					"Docker and on Podman).", runtime, r.Client.Endpoint(),
 				strings.Join(slices.Sorted(maps.Keys(facts.Runtimes)), ", ")))
 		}
 	}
+}
+
+// errorAt says whether diags hold an error on the attribute at.
+func errorAt(diags diag.Diagnostics, at path.Path) bool {
+	for _, d := range diags {
+		if withPath, ok := d.(diag.DiagnosticWithPath); ok && d.Severity() == diag.SeverityError && withPath.Path().Equal(at) {
+			return true
+		}
+	}
+	return false
 }

@@ -256,16 +256,19 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	var plan, state map[string]tftypes.Value
 	if err := req.Plan.Raw.As(&plan); err != nil {
-		resp.Diagnostics.AddError("Cannot read the plan", err.Error())
+		resp.Diagnostics.AddError("Cannot read the plan", err.Error()+". This is a bug in the provider: please report it.")
 		return
 	}
 	if !req.State.Raw.IsNull() {
 		if err := req.State.Raw.As(&state); err != nil {
-			resp.Diagnostics.AddError("Cannot read the state", err.Error())
+			resp.Diagnostics.AddError("Cannot read the state", err.Error()+". This is a bug in the provider: please report it.")
 			return
 		}
 	}
 	planNetworks(ctx, plan, state, resp)
+	if r.Client != nil {
+		planGuard(plan, state, r.RequireIsolation, r.Client, resp)
+	}
 	r.planAroundEngine(ctx, plan, state, resp)
 	if r.Client != nil {
 		warnUnwritable(plan, r.Client.Endpoint(), resp)

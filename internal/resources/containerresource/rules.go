@@ -90,7 +90,8 @@ func (r *Resource) planFixed(ctx context.Context, plan, state map[string]tftypes
 		}
 		if len(changed) > 0 && fixed.Why != "" {
 			resp.Diagnostics.AddWarning("Limit change replaces the sandbox", fmt.Sprintf(
-				"Changing %s replaces the sandbox with a new one that has the new limits: %s.",
+				"Changing %s replaces the sandbox with a new one that has the new limits: %s. Keep the old "+
+					"value to keep the sandbox.",
 				strings.Join(changed, ", "), fixed.Why))
 		}
 	}

@@ -52,8 +52,8 @@ func (r *Resource) rename(ctx context.Context, id, name string) diag.Diagnostics
 		return diag.Diagnostics{r.nameConflictDiagnostic(r.nameHolder(ctx, name), name, err)}
 	}
 	return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("name"), "Cannot rename sandbox",
-		fmt.Sprintf("Renaming container %s to %q on %s failed: %v",
-			engine.ShortID(id), name, r.Client.Where(), err))}
+		fmt.Sprintf("Renaming container %s to %q on %s failed: %v. %s",
+			engine.ShortID(id), name, r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 }
 
 // applyLimits changes the container's limits when the plan's differ from
@@ -70,7 +70,7 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	}
 	if err != nil {
 		diags.AddError("Cannot change sandbox limits", fmt.Sprintf(
-			"Changing the limits of container %s on %s failed: %s", engine.ShortID(id), r.Client.Where(), engine.Brief(err)))
+			"Changing the limits of container %s on %s failed: %s. %s", engine.ShortID(id), r.Client.Where(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return diags
 	}
 	c, err := r.Client.InspectContainer(ctx, id)
@@ -79,8 +79,9 @@ func (r *Resource) applyLimits(ctx context.Context, id string, plan, state limit
 	}
 	if got := engine.ObservedLimits(c.HostConfig); got != want {
 		diags.AddError("Sandbox limits not applied", fmt.Sprintf(
-			"Container %s on %s accepted new limits but shows %+v instead of %+v.",
-			engine.ShortID(id), r.Client.Where(), got, want))
+			"Container %s on %s accepted new limits but shows %+v instead of %+v. Replace the sandbox "+
+				"(terraform apply -replace) to have it made with them, and check that the engine's cgroup "+
+				"driver applies limits.", engine.ShortID(id), r.Client.Where(), got, want))
 	}
 	return diags
 }
@@ -98,8 +99,8 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 	}
 	if err != nil {
 		diags.AddAttributeError(path.Root("restart"), "Cannot change restart policy", fmt.Sprintf(
-			"The engine at %s refused restart = %q for container %s: %v", r.Client.Endpoint(),
-			plan.Restart.ValueString(), engine.ShortID(id), err))
+			"The engine at %s refused restart = %q for container %s: %v. %s", r.Client.Endpoint(),
+			plan.Restart.ValueString(), engine.ShortID(id), err, engine.NextStep(err, r.Client.Where())))
 	}
 	return diags
 }
@@ -130,7 +131,7 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 			err = unpauser.UnpauseContainer(ctx, id)
 		}
 		if err != nil {
-			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on %s failed: %v", engine.ShortID(id), r.Client.Where(), err))
+			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
 			return diags
 		}
 	}
@@ -142,7 +143,7 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	}
 	if err != nil {
 		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
-			"Starting or stopping container %s on %s failed: %v", engine.ShortID(id), r.Client.Where(), err))
+			"Starting or stopping container %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
 	}
 	return diags
 }

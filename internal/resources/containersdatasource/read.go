@@ -23,8 +23,8 @@ func (d *DataSource) volumeUsers(ctx context.Context, found []engine.Sandbox) (m
 			list, err := d.Client.VolumeUsers(ctx, volume)
 			if err != nil {
 				return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list a volume's users", fmt.Sprintf(
-					"Listing the containers that mount the volume %q on the engine at %s failed: %s",
-					volume, d.Client.Endpoint(), engine.Brief(err)))}
+					"Listing the containers that mount the volume %q on the engine at %s failed: %s. %s",
+					volume, d.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, d.Client.Where())))}
 			}
 			users[volume] = list
 		}

@@ -120,7 +120,8 @@ func (c commandModel) spec(ctx context.Context) (engine.ExecSpec, time.Duration,
 	spec.Env = values.EnvList(env)
 	timeout, err := time.ParseDuration(c.Timeout.ValueString())
 	if err != nil {
-		diags.AddError("Invalid timeout", fmt.Sprintf("timeout %q is not a duration: %v", c.Timeout.ValueString(), err))
+		diags.AddError("Invalid timeout", fmt.Sprintf("timeout %q is not a duration: %v. Give it as Go writes "+
+			"a duration, such as \"90s\" or \"5m\".", c.Timeout.ValueString(), err))
 	}
 	return spec, timeout, diags
 }

@@ -27,8 +27,8 @@ func (r *Resource) sandboxExists(ctx context.Context, id string) (bool, diag.Dia
 		return false, nil
 	case err != nil:
 		return false, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandbox", fmt.Sprintf(
-			"Inspecting container %s on %s failed: %s", engine.ShortID(id),
-			r.Client.Where(), engine.Brief(err)))}
+			"Inspecting container %s on %s failed: %s. %s", engine.ShortID(id),
+			r.Client.Where(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))}
 	}
 	return true, nil
 }
@@ -84,7 +84,7 @@ func runIn(ctx context.Context, client engine.Engine, c run) (engine.ExecResult,
 		return engine.ExecResult{}, diags
 	case err != nil:
 		diags.AddError("Cannot read sandbox", fmt.Sprintf("Inspecting container %s on %s "+
-			"failed: %s", engine.ShortID(id), client.Where(), engine.Brief(err)))
+			"failed: %s. %s", engine.ShortID(id), client.Where(), engine.Brief(err), engine.NextStep(err, client.Where())))
 		return engine.ExecResult{}, diags
 	case !engine.IsRunning(sandbox):
 		diags.AddAttributeError(path.Root("container_id"), "Sandbox is not running", fmt.Sprintf(
@@ -105,12 +105,13 @@ func runIn(ctx context.Context, client engine.Engine, c run) (engine.ExecResult,
 		return res, diags
 	case err != nil:
 		diags.AddError("Cannot run command", c.secrets.Redact(fmt.Sprintf("%s in sandbox %s could not be run "+
-			"on %s: %v", program(c.spec.Command), engine.ShortID(id), client.Where(), err)))
+			"on %s: %v. %s", program(c.spec.Command), engine.ShortID(id), client.Where(), err,
+			engine.NextStep(err, client.Where()))))
 		return res, diags
 	}
 	if !slices.Contains(c.codes, int64(res.ExitCode)) {
 		diags.AddError("Command failed", c.secrets.Redact(fmt.Sprintf("%s in sandbox %s exited %d, which is not "+
-			"among success_exit_codes %v.%s%s", program(c.spec.Command), engine.ShortID(id), res.ExitCode, c.codes,
+			"among success_exit_codes %v. Fix the command, or add its status to success_exit_codes.%s%s", program(c.spec.Command), engine.ShortID(id), res.ExitCode, c.codes,
 			tail("standard error", res.StderrTail, c.hideOutput, c.hiddenBecause),
 			tail("standard output", res.StdoutTail, c.hideOutput, c.hiddenBecause))))
 	}

@@ -25,7 +25,8 @@ func (d *DataSource) read(ctx context.Context, m *dataModel) diag.Diagnostics {
 	if !m.Volume.IsNull() {
 		if path.IsAbs(file) {
 			diags.AddAttributeError(pathattr.Root("path"), "Path not in the volume", fmt.Sprintf("With volume, "+
-				"path is relative to the volume's root, such as %q, not %q.", strings.TrimPrefix(file, "/"), file))
+				"path is relative to the volume's root, such as %q, not %q. Remove the leading slash.",
+				strings.TrimPrefix(file, "/"), file))
 			return diags
 		}
 		user, d2 := d.mounter(ctx, m.Volume.ValueString())
@@ -36,7 +37,7 @@ func (d *DataSource) read(ctx context.Context, m *dataModel) diag.Diagnostics {
 	} else {
 		if !path.IsAbs(file) {
 			diags.AddAttributeError(pathattr.Root("path"), "Path not absolute", fmt.Sprintf("With container, "+
-				"path is absolute inside the sandbox, such as %q.", "/"+file))
+				"path is absolute inside the sandbox, such as %q. Start it with a slash.", "/"+file))
 			return diags
 		}
 		c, err := d.Client.InspectContainer(ctx, id)
@@ -48,7 +49,7 @@ func (d *DataSource) read(ctx context.Context, m *dataModel) diag.Diagnostics {
 			return diags
 		case err != nil:
 			diags.AddError("Cannot read the sandbox", fmt.Sprintf("Inspecting the container %q on the engine at "+
-				"%s failed: %s.", id, d.Client.Endpoint(), engine.Brief(err)))
+				"%s failed: %s. %s", id, d.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, d.Client.Where())))
 			return diags
 		}
 		id, name = c.ID, strings.TrimPrefix(c.Name, "/")
@@ -77,7 +78,7 @@ func (d *DataSource) mounter(ctx context.Context, volume string) (engine.VolumeU
 	users, err := d.Client.VolumeUsers(ctx, volume)
 	if err != nil {
 		diags.AddError("Cannot list the volume's users", fmt.Sprintf("Listing the containers that mount the "+
-			"volume %q on the engine at %s failed: %s.", volume, d.Client.Endpoint(), engine.Brief(err)))
+			"volume %q on the engine at %s failed: %s. %s", volume, d.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, d.Client.Where())))
 		return engine.VolumeUser{}, diags
 	}
 	facts, err := d.Client.Facts(ctx)
@@ -144,7 +145,7 @@ func readDiagnostics(err error, container, file, endpoint string) diag.Diagnosti
 			"a regular file.", container, notRegular.Error()))
 	default:
 		diags.AddError("Cannot read the file", fmt.Sprintf("Reading %s from the container %q on the engine at %s "+
-			"failed: %s.", file, container, endpoint, engine.Brief(err)))
+			"failed: %s. %s", file, container, endpoint, engine.Brief(err), engine.NextStep(err, "the engine at "+endpoint)))
 	}
 	return diags
 }

@@ -46,7 +46,8 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 		sum, err = digest(dir, files, m.inputs())
 	}
 	if err != nil {
-		diags.AddAttributeError(path.Root("context"), "Cannot read the build context", err.Error())
+		diags.AddAttributeError(path.Root("context"), "Cannot read the build context", err.Error()+
+			". Make the context directory and its files readable by the user running Terraform.")
 		return diags
 	}
 	if want := m.ContextDigest.ValueString(); want != "" && sum != want {
@@ -76,8 +77,8 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 		if !errors.As(err, &buildErr) {
 			summary = "Cannot build image"
 		}
-		diags.AddError(summary, fmt.Sprintf("Building %s from %s on the Docker engine at %s failed: %v",
-			name, dir, r.Client.Endpoint(), err))
+		diags.AddError(summary, fmt.Sprintf("Building %s from %s on the Docker engine at %s failed: %v. %s",
+			name, dir, r.Client.Endpoint(), err, engine.NextStep(err, r.Client.Where())))
 		return diags
 	}
 	m.ID, m.ImageID, m.ContextDigest = types.StringValue(id), types.StringValue(id), types.StringValue(sum)
@@ -104,7 +105,7 @@ func (r *Resource) checkNameFree(ctx context.Context, name, owner string) diag.D
 	switch {
 	case err != nil:
 		return diag.NewErrorDiagnostic("Cannot build image", fmt.Sprintf(
-			"Inspecting %s on the Docker engine at %s failed: %s", name, r.Client.Endpoint(), engine.Brief(err)))
+			"Inspecting %s on the Docker engine at %s failed: %s. %s", name, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 	case holder == holdsNothing || holder == ownImage:
 		return nil
 	case holder == othersImage:
@@ -137,13 +138,14 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 		return diags
 	}
 	if err != nil {
-		diags.AddError("Cannot remove image", fmt.Sprintf("Inspecting %s (%s) on the Docker engine at %s failed: %s",
-			name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
+		diags.AddError("Cannot remove image", fmt.Sprintf("Inspecting %s (%s) on the Docker engine at %s failed: %s. %s",
+			name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return diags
 	}
 	if img.Config == nil || !engine.ManagedBy(img.Config.Labels) {
 		diags.AddWarning("Image left on the engine", fmt.Sprintf(
-			"Image %s on the Docker engine at %s does not carry this provider's labels, so it was left there.",
+			"Image %s on the Docker engine at %s does not carry this provider's labels, so it was left there. "+
+				"Remove it by hand (docker rmi) if it is not needed.",
 			engine.ShortID(id), r.Client.Endpoint()))
 		return diags
 	}
@@ -173,8 +175,8 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	case engine.IsConflict(err):
 		diags.Append(r.inUse(name, id, nil))
 	default:
-		diags.AddError("Cannot remove image", fmt.Sprintf("Removing %s (%s) from the Docker engine at %s failed: %s",
-			name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
+		diags.AddError("Cannot remove image", fmt.Sprintf("Removing %s (%s) from the Docker engine at %s failed: %s. %s",
+			name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 	}
 	return diags
 }
@@ -208,8 +210,8 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 	// One call when the name still names the image, as it mostly does.
 	current, err := r.images.TagImageID(ctx, name)
 	if err != nil {
-		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s",
-			name, r.Client.Endpoint(), engine.Brief(err)))
+		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s. %s",
+			name, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return false, diags
 	}
 	m.Tagged = types.BoolValue(current == id)
@@ -220,7 +222,7 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel) (bool, diag.Di
 		return false, diags
 	} else if err != nil {
 		diags.AddError("Cannot read image", fmt.Sprintf("Inspecting image %s (%s) on the Docker engine at %s "+
-			"failed: %s", name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err)))
+			"failed: %s. %s", name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return false, diags
 	}
 	now := "no longer names any image"
@@ -245,8 +247,8 @@ func (r *Resource) retag(ctx context.Context, m resourceModel) diag.Diagnostics 
 		return append(diags, r.othersNameDiagnostic(name, img))
 	}
 	if err := r.images.TagImage(ctx, id, name); err != nil {
-		diags.AddError("Cannot tag image", fmt.Sprintf("Tagging image %s as %s on the Docker engine at %s failed: %s",
-			engine.ShortID(id), name, r.Client.Endpoint(), engine.Brief(err)))
+		diags.AddError("Cannot tag image", fmt.Sprintf("Tagging image %s as %s on the Docker engine at %s failed: %s. %s",
+			engine.ShortID(id), name, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 	}
 	return diags
 }
@@ -280,14 +282,15 @@ func (r *Resource) importImage(ctx context.Context, ref string) (resourceModel, 
 			"the ID of an image a sandbox_image built (docker image ls --no-trunc), or its name.", ref, r.Client.Endpoint()))
 		return resourceModel{}, diags
 	case err != nil:
-		diags.AddError("Cannot import image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s",
-			ref, r.Client.Endpoint(), engine.Brief(err)))
+		diags.AddError("Cannot import image", fmt.Sprintf("Inspecting %s on the Docker engine at %s failed: %s. %s",
+			ref, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return resourceModel{}, diags
 	case !proven:
 		diags.AddError("Cannot import image", fmt.Sprintf("Image %s (%s) on the Docker engine at %s was not "+
 			"built by a sandbox_image of this provider: it was built by hand or by another tool, or it inherited "+
 			"the provider's labels (built FROM such an image, or committed from a container). The provider "+
-			"adopts only images it can prove it built.", ref, engine.ShortID(img.ID), r.Client.Endpoint()))
+			"adopts only images it can prove it built. Build it with a sandbox_image instead, or refer to it "+
+			"by name from sandbox_container.image without importing it.", ref, engine.ShortID(img.ID), r.Client.Endpoint()))
 		return resourceModel{}, diags
 	}
 	m, err := importedModel(img)

@@ -80,7 +80,8 @@ func (l *List) List(ctx context.Context, req list.ListRequest, stream *list.List
 	if l.images == nil {
 		stream.Results = list.ListResultsStreamDiagnostics(diag.Diagnostics{diag.NewWarningDiagnostic(
 			"No images on a cluster", fmt.Sprintf("%s builds no images: sandbox_image builds on Docker and "+
-				"Podman only, so there is nothing to list.", l.Client.Where()))})
+				"Podman only, so there is nothing to list. Query a provider configured for a Docker engine or "+
+				"Podman to list images.", l.Client.Where()))})
 		return
 	}
 	var cfg listModel
@@ -124,7 +125,7 @@ func (l *List) listed(ctx context.Context, cfg listModel) ([]found, diag.Diagnos
 	ids, err := l.images.ImagesLabelled(ctx, labels)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list images", fmt.Sprintf(
-			"Listing the images on the Docker engine at %s failed: %s", l.Client.Endpoint(), engine.Brief(err)))}
+			"Listing the images on the Docker engine at %s failed: %s. %s", l.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, l.Client.Where())))}
 	}
 	var out []found
 	for _, id := range ids {
@@ -134,8 +135,8 @@ func (l *List) listed(ctx context.Context, cfg listModel) ([]found, diag.Diagnos
 			continue
 		case err != nil:
 			return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read images", fmt.Sprintf(
-				"Inspecting the image %s on the Docker engine at %s failed: %s", engine.ShortID(id),
-				l.Client.Endpoint(), engine.Brief(err)))}
+				"Inspecting the image %s on the Docker engine at %s failed: %s. %s", engine.ShortID(id),
+				l.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, l.Client.Where())))}
 		case !proven:
 			continue
 		}

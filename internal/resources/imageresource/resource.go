@@ -200,7 +200,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if fullyKnown(ctx, plan.Context, plan.Dockerfile, plan.BuildArgs, plan.Target, plan.Labels) {
 		d, err := plan.digest()
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("context"), "Cannot read the build context", err.Error())
+			resp.Diagnostics.AddAttributeError(path.Root("context"), "Cannot read the build context", err.Error()+
+				". Make the context directory and its files readable by the user running Terraform.")
 			return
 		}
 		digest = types.StringValue(d)

@@ -103,7 +103,8 @@ func (a *Action) Invoke(ctx context.Context, req action.InvokeRequest, resp *act
 	}
 	if a.Client == nil {
 		resp.Diagnostics.AddError("Provider not configured", "The sandbox provider has no engine to read the "+
-			"volume from: its configuration was not known when the action was invoked.")
+			"volume from: its configuration was not known when the action was invoked. Give the provider block "+
+			"values known at plan, and invoke the action again.")
 		return
 	}
 	m := resourceModel{Volume: c.Volume, Directory: c.Directory, MaxSizeMB: c.MaxSizeMB, MaxFiles: c.MaxFiles}
@@ -117,7 +118,8 @@ func (a *Action) Invoke(ctx context.Context, req action.InvokeRequest, resp *act
 	if !c.Timeout.IsNull() {
 		var err error
 		if timeout, err = time.ParseDuration(c.Timeout.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("timeout"), "Invalid timeout", err.Error())
+			resp.Diagnostics.AddAttributeError(path.Root("timeout"), "Invalid timeout", err.Error()+
+				`. Give it as Go writes a duration, such as "90s" or "5m".`)
 			return
 		}
 	}

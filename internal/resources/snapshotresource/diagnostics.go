@@ -24,7 +24,7 @@ func volumeDiagnostics(volume string, on engine.Engine, err error) diag.Diagnost
 		return diags
 	}
 	diags.AddAttributeError(path.Root("volume"), "Cannot read the volume", fmt.Sprintf("Inspecting the volume "+
-		"%q on %s failed: %s.", volume, on.Where(), engine.Brief(err)))
+		"%q on %s failed: %s. %s", volume, on.Where(), engine.Brief(err), engine.NextStep(err, on.Where())))
 	return diags
 }
 
@@ -47,8 +47,8 @@ func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m res
 			"%s. The archive would not be of one moment. %s Stop those sandboxes (running = false) for the "+
 			"snapshot, or apply again.", volume, on.Where(), engine.Printable(heldNot), none))
 	case errors.As(err, &helper):
-		diags.AddError("Helper image needed on this cluster", fmt.Sprintf("The volume %q on %s was not read. %s. %s",
-			volume, on.Where(), helper.Detail, none))
+		diags.AddError("Helper image needed on this cluster", fmt.Sprintf("The volume %q on %s was not read. %s. "+
+			"Set kubernetes.helper_image as it says, then apply again. %s", volume, on.Where(), helper.Detail, none))
 	case errors.As(err, &limit) && limit.What == "bytes":
 		diags.AddAttributeError(path.Root("max_size_mb"), "Volume too large for the snapshot", fmt.Sprintf(
 			"The files of the volume %q hold more than max_size_mb (%d MiB). %s Raise max_size_mb, or remove "+
@@ -77,11 +77,11 @@ func takeDiagnostics(ctx context.Context, volume string, on engine.Engine, m res
 			none, deadline.Attr))
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		diags.AddError("Snapshot interrupted", fmt.Sprintf("Taking the snapshot of the volume %q on %s was "+
-			"interrupted. %s", volume, on.Where(), none))
+			"interrupted. %s Apply again to take it.", volume, on.Where(), none))
 	default:
 		diags.AddAttributeError(path.Root("volume"), "Cannot take the snapshot", fmt.Sprintf("Taking the "+
-			"snapshot of the volume %q on %s into %q failed: %s. %s", volume, on.Where(),
-			m.Directory.ValueString(), engine.Brief(err), none))
+			"snapshot of the volume %q on %s into %q failed: %s. %s %s", volume, on.Where(),
+			m.Directory.ValueString(), engine.Brief(err), none, engine.NextStep(err, on.Where())))
 	}
 	return diags
 }

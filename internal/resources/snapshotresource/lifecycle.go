@@ -37,7 +37,8 @@ func (r *Resource) take(ctx context.Context, m *resourceModel) diag.Diagnostics 
 	var diags diag.Diagnostics
 	archiver, err := base.Ability[engine.VolumeArchiver](r.Client, "taking a snapshot of a volume")
 	if err != nil {
-		diags.AddAttributeError(path.Root("volume"), "Cannot take a snapshot here", err.Error())
+		diags.AddAttributeError(path.Root("volume"), "Cannot take a snapshot here", err.Error()+
+			". Take it with a provider configured for an engine that can.")
 		return diags
 	}
 	volume := m.Volume.ValueString()
@@ -66,7 +67,8 @@ func (r *Resource) take(ctx context.Context, m *resourceModel) diag.Diagnostics 
 	if len(dropped) > 0 {
 		diags.AddAttributeWarning(path.Root("volume"), "Special files left out of the snapshot", fmt.Sprintf(
 			"The volume %q holds %d device files or FIFOs (%s), which a snapshot never holds: the archive "+
-				"leaves them out, and a restore does not make them.", volume, len(dropped), firstFew(dropped)))
+				"leaves them out, and a restore does not make them. Have the sandbox make them again after a "+
+				"restore, if it needs them.", volume, len(dropped), firstFew(dropped)))
 	}
 	m.record(out.final, s)
 	return diags

@@ -156,7 +156,7 @@ func remove(state resourceModel) diag.Diagnostics {
 	case disk.sha256 != state.SHA256.ValueString():
 		diags.AddAttributeWarning(pathFile, "Changed snapshot archive left", fmt.Sprintf("The archive %q "+
 			"changed since it was taken (its SHA-256 is %s, not %s), so it is not the provider's to remove: "+
-			"it is left on disk.", file, disk.sha256, state.SHA256.ValueString()))
+			"it is left on disk. Remove it by hand if it is not needed.", file, disk.sha256, state.SHA256.ValueString()))
 	default:
 		if err := removeFile(file); err != nil {
 			diags.AddAttributeError(pathFile, "Cannot remove the snapshot", fmt.Sprintf("Removing the "+

@@ -38,7 +38,8 @@ func (r *Resource) importName(req resource.ImportStateRequest) (string, diag.Dia
 	name, err := r.Client.VolumeName(identity.ToEngine(attrs))
 	if err != nil {
 		return "", diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import volume",
-			fmt.Sprintf("The import block's identity names no volume: %v.", err))}
+			fmt.Sprintf("The import block's identity names no volume: %v. Give its name, as the resource's "+
+				"identity schema has it.", err))}
 	}
 	return name, nil
 }

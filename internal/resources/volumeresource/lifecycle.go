@@ -52,7 +52,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel) (t tokens, kept
 		return t, false, diags
 	case err != nil:
 		diags.AddError("Cannot create the volume", fmt.Sprintf("Creating the volume %q on the engine at %s "+
-			"failed: %s.", spec.Name, r.Client.Endpoint(), engine.Brief(err)))
+			"failed: %s. %s", spec.Name, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		// The engine may have made it all the same (its answer lost): what
 		// carries this create's token goes.
 		undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
@@ -178,7 +178,7 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, token string) 
 		return false, diags
 	case err != nil:
 		diags.AddError("Cannot read the volume", fmt.Sprintf("Inspecting the volume %q on the engine at %s "+
-			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
+			"failed: %s. %s", name, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return false, diags
 	case !engine.VolumeMadeWith(v, token):
 		diags.AddWarning("Volume replaced outside Terraform", fmt.Sprintf("The volume %q on the engine at %s "+
@@ -219,7 +219,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel, t tokens) diag.D
 			strings.Join(inUse.Containers, ", ")))
 	case err != nil:
 		diags.AddError("Cannot remove the volume", fmt.Sprintf("Removing the volume %q from the engine at %s "+
-			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
+			"failed: %s. %s", name, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 	}
 	return diags
 }
@@ -237,7 +237,7 @@ func (r *Resource) importVolume(ctx context.Context, name string) (resourceModel
 		return m, tokens{}, diags
 	case err != nil:
 		diags.AddError("Cannot read the volume", fmt.Sprintf("Inspecting the volume %q on the engine at %s "+
-			"failed: %s.", name, r.Client.Endpoint(), engine.Brief(err)))
+			"failed: %s. %s", name, r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return m, tokens{}, diags
 	}
 	token, proven := provenVolume(v)

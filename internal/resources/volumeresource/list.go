@@ -93,7 +93,7 @@ func (l *List) listed(ctx context.Context, req list.ListRequest) ([]engine.Volum
 	all, err := l.Client.ManagedVolumes(ctx, labels, cfg.NamePrefix.ValueString())
 	if err != nil {
 		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot list volumes", fmt.Sprintf(
-			"Listing the volumes on %s failed: %s", l.Client.Where(), engine.Brief(err)))}
+			"Listing the volumes on %s failed: %s. %s", l.Client.Where(), engine.Brief(err), engine.NextStep(err, l.Client.Where())))}
 	}
 	found := slices.DeleteFunc(all, func(v engine.Volume) bool { _, proven := provenVolume(v); return !proven })
 	slices.SortFunc(found, func(a, b engine.Volume) int { return strings.Compare(a.Name, b.Name) })

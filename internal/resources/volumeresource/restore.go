@@ -199,7 +199,7 @@ func checkSnapshot(ctx context.Context, ref snapshotRef, lim archive.Limits, atP
 			return append(diags, d)
 		}
 		diags.AddAttributeWarning(path.Root("snapshot").AtName("file"), d.Summary(), d.Detail()+
-			" The apply refuses it.")
+			" The apply refuses it; take the steps it gives before applying.")
 		return diags
 	}
 	diags.AddAttributeError(path.Root("snapshot").AtName("file"), "Snapshot refused", fmt.Sprintf(
@@ -296,7 +296,8 @@ func restoreDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 		return diags
 	}
 	diags.AddAttributeError(path.Root("snapshot"), "Cannot restore the volume", fmt.Sprintf(
-		"Restoring the snapshot into the volume %q on the engine at %s failed: %s.", name, endpoint, engine.Printable(err)))
+		"Restoring the snapshot into the volume %q on the engine at %s failed: %s. %s", name, endpoint,
+		engine.Printable(err), engine.NextStep(err, "the engine at "+endpoint)))
 	return diags
 }
 

@@ -142,7 +142,8 @@ func (s seedModel) plan(ctx context.Context, state *seedModel, resp *resource.Mo
 	if !s.Source.IsUnknown() && !s.Owner.IsUnknown() {
 		d, err := s.digest()
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("source"), "Cannot read the source", err.Error())
+			resp.Diagnostics.AddAttributeError(path.Root("source"), "Cannot read the source", err.Error()+
+				". Make source a directory the user running Terraform can read.")
 			return
 		}
 		digest = types.StringNull()
@@ -182,6 +183,7 @@ func (s seedModel) reseeds(state seedModel) bool {
 func seedDiagnostics(name, endpoint string, err error) diag.Diagnostics {
 	var diags diag.Diagnostics
 	diags.AddAttributeError(path.Root("source"), "Cannot seed the volume", fmt.Sprintf(
-		"Copying the source into the volume %q on the engine at %s failed: %s.", name, endpoint, engine.Printable(err)))
+		"Copying the source into the volume %q on the engine at %s failed: %s. %s", name, endpoint,
+		engine.Printable(err), engine.NextStep(err, "the engine at "+endpoint)))
 	return diags
 }

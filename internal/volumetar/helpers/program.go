@@ -1,4 +1,7 @@
-package volumetar
+// Package helpers chooses the program a Linux helper container or pod runs
+// to read a volume (package volumetar's), and holds the builds of it the
+// provider embeds.
+package helpers
 
 import (
 	"archive/tar"

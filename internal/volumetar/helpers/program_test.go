@@ -1,4 +1,4 @@
-package volumetar
+package helpers
 
 import (
 	"archive/tar"
@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
 )
 
 var (
@@ -67,6 +69,20 @@ func TestChooseHelper(t *testing.T) {
 				t.Fatalf("choose = %v, %v; want %v", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// The helper program does not import this package: a program that
+// embedded the programs built before it would differ at every build, and
+// so would every provider that embeds it (a lock file's checksum would
+// change between two `make install`s).
+func TestTheHelperDoesNotEmbedItself(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../cmd/volume-tar").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "internal/volumetar/helpers") {
+		t.Fatalf("the helper program imports the package that embeds it:\n%s", out)
 	}
 }
 
@@ -147,7 +163,7 @@ func TestEmbeddedHelpers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tree, "a", "f"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	archive, err := exec.Command(program, Command, tree, "seed").Output()
+	archive, err := exec.Command(program, volumetar.Command, tree, "seed").Output()
 	if err != nil {
 		t.Fatalf("the embedded helper: %v", err)
 	}

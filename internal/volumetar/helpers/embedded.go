@@ -1,4 +1,4 @@
-package volumetar
+package helpers
 
 import (
 	"embed"
@@ -8,24 +8,25 @@ import (
 	"strings"
 )
 
-// The helper programs `make helpers` builds into embedded/ (linux_<arch>,
-// from cmd/volume-tar), which a release and `make build` embed. The
-// directory always holds its README, so that a provider built without
-// them (`go build`) still compiles, and uses its own executable where it
-// can (program.go).
+// The helper programs `make helpers` builds into bin/ (linux_<arch>, from
+// ../cmd/volume-tar, which does not import this package: a program that
+// embedded the programs built before it would never build the same
+// twice), which a release and `make build` embed. The directory always
+// holds its README, so that a provider built without them (`go build`)
+// still compiles, and uses its own executable where it can (program.go).
 //
-//go:embed all:embedded
-var helpers embed.FS
+//go:embed all:bin
+var programs embed.FS
 
 // embeddedPrefix names an embedded program by the architecture it runs on.
-const embeddedPrefix = "embedded/linux_"
+const embeddedPrefix = "bin/linux_"
 
 // embeddedArches are the architectures of the embedded programs.
 func embeddedArches() []string {
-	entries, _ := fs.ReadDir(helpers, "embedded") // the embedded directory always exists
+	entries, _ := fs.ReadDir(programs, "bin") // the directory always exists
 	var arches []string
 	for _, e := range entries {
-		if arch, ok := strings.CutPrefix("embedded/"+e.Name(), embeddedPrefix); ok && !e.IsDir() {
+		if arch, ok := strings.CutPrefix("bin/"+e.Name(), embeddedPrefix); ok && !e.IsDir() {
 			arches = append(arches, arch)
 		}
 	}
@@ -34,7 +35,7 @@ func embeddedArches() []string {
 
 // openEmbedded opens the embedded program for arch.
 func openEmbedded(arch string) (io.ReadCloser, int64, error) {
-	f, err := helpers.Open(embeddedPrefix + arch)
+	f, err := programs.Open(embeddedPrefix + arch)
 	if err != nil {
 		return nil, 0, fmt.Errorf("opening the embedded helper for linux/%s: %w", arch, err)
 	}
