@@ -9,7 +9,9 @@
 #
 # It needs both: a Docker engine (DOCKER_HOST or the local socket) and a
 # cluster with a RuntimeClass "gvisor" whose pods have no network, whose
-# nodes have or can pull var.image.
+# nodes have or can pull var.image. Its cluster provider is configured even
+# while the sandbox is on Docker: on a machine with no kubeconfig, the plan
+# fails once, naming kubernetes.config_path.
 terraform {
   required_providers {
     sandbox = {

@@ -9,7 +9,11 @@
 #     -var "resume_from=$(terraform output -json snapshot)"   # resumed on the cluster
 #
 # and back the same way. Snapshots are kept in ./snapshots when the session
-# moves (keep_on_destroy); remove the ones you no longer need.
+# moves (keep_on_destroy); remove the ones you no longer need. It needs a
+# Docker engine and a cluster's kubeconfig (KUBECONFIG or ~/.kube/config):
+# the cluster's provider is configured even while the session is on Docker,
+# and without a kubeconfig the plan fails once, naming
+# kubernetes.config_path.
 terraform {
   required_providers {
     sandbox = {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
@@ -114,6 +115,14 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 		Namespace: m.Namespace.ValueString(), RuntimeClass: m.RuntimeClass.ValueString(),
 		HelperImage: m.HelperImage.ValueString(), Version: p.version,
 	})
+	if none := new(kube.NoKubeconfigError); errors.As(err, &none) {
+		resp.Diagnostics.AddAttributeError(path.Root("kubernetes").AtName("config_path"), "No kubeconfig for the cluster",
+			fmt.Sprintf("This provider block has a kubernetes argument, so it runs sandboxes on a cluster, and %v. "+
+				"Set kubernetes.config_path to the cluster's kubeconfig (or KUBECONFIG), or, on a machine that "+
+				"has no cluster, remove the provider block's kubernetes argument (and with it the configuration "+
+				"of the sandboxes that use it).", err))
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Invalid cluster connection settings", fmt.Sprintf(
 			"%v\n\nCorrect kubernetes.config_path and kubernetes.config_context (or KUBECONFIG), so that they "+

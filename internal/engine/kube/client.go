@@ -126,6 +126,11 @@ func New(cfg Config) (*Client, error) {
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
 		&clientcmd.ConfigOverrides{CurrentContext: cfg.Context})
 	rc, err := loader.ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		// client-go's own words name KUBERNETES_MASTER, which the provider
+		// does not read.
+		return nil, &NoKubeconfigError{Source: describeSource(cfg)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the kubeconfig (%s): %w", describeSource(cfg), err)
 	}
@@ -170,6 +175,14 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 	return c, nil
+}
+
+// NoKubeconfigError is a provider block with a kubernetes argument on a
+// machine where no kubeconfig is found, and that does not run in a pod.
+type NoKubeconfigError struct{ Source string }
+
+func (e *NoKubeconfigError) Error() string {
+	return fmt.Sprintf("no kubeconfig was found (%s), and the provider does not run in a pod", e.Source)
 }
 
 func describeSource(cfg Config) string {
