@@ -29,6 +29,8 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 build_dir="$repo/.build/cluster"
 bin="$build_dir/bin"
 pki="$build_dir/pki"
+# The test registry's port (scripts/engines.sh).
+registry_port="${SANDBOX_REGISTRY_PORT:-25000}"
 etc="$build_dir/etc"
 logs="$build_dir/logs"
 data=/var/lib/tfsandbox-k8s
@@ -212,6 +214,18 @@ state = "$run/containerd"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$etc/cni"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$etc/certs.d"
+EOF
+  # The test registry (scripts/engines.sh start registry) speaks plain HTTP
+  # on loopback, which the node is told to allow, as a cluster's owner does
+  # for a registry without TLS.
+  mkdir -p "$etc/certs.d/127.0.0.1:$registry_port"
+  cat >"$etc/certs.d/127.0.0.1:$registry_port/hosts.toml" <<EOF
+server = "http://127.0.0.1:$registry_port"
+
+[host."http://127.0.0.1:$registry_port"]
+  capabilities = ["pull", "resolve"]
 EOF
   cat >"$etc/cni/10-tfsandbox.conflist" <<EOF
 {

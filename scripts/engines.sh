@@ -14,6 +14,11 @@
 #   scratch a throwaway dockerd on its own unix socket, with its own data
 #           root, exec root, pid file, containerd namespace and bridge, for
 #           the fault tests to kill and restart (never the machine's engine)
+#   registry a private registry (Debian's docker-registry) on
+#           127.0.0.1:$SANDBOX_REGISTRY_PORT that takes only a generated
+#           user and password (htpasswd), empty until a test pushes to it;
+#           plain HTTP on loopback, which the Docker engine allows, and which
+#           the test Podman engines and the test cluster are told to allow
 #
 # Usage: engines.sh start NAME... | stop [NAME...] | env local|NAME
 #        engines.sh with-scratch COMMAND...
@@ -48,6 +53,8 @@ scratch_subnet=172.31.251.1/24
 scratch_root=/var/lib/tfsandbox-scratch
 scratch_exec=/run/tfsandbox-scratch-exec
 scratch_pid=/run/tfsandbox-scratch.pid
+registry_port="${SANDBOX_REGISTRY_PORT:-25000}"
+registry_root=/var/lib/tfsandbox-registry
 
 say() { echo "engines: $*"; }
 die() { echo "engines: $*" >&2; exit 1; }
@@ -271,6 +278,15 @@ PY
 
 podman_env() { echo "DOCKER_HOST=unix://$podman_sock"; }
 
+# registries_conf FILE: writes Podman's stock registries.conf with the test
+# registry marked insecure (plain HTTP on loopback), as a user does for a
+# registry without TLS.
+registries_conf() {
+  { cat /etc/containers/registries.conf 2>/dev/null || true
+    printf '\n[[registry]]\nlocation = "127.0.0.1:%s"\ninsecure = true\n' "$registry_port"
+  } >"$1"
+}
+
 # serve_podman NAME DIR CHECK COMMAND...: runs Podman's API service with
 # COMMAND in the background, its log and pid in DIR, and waits until CHECK
 # answers.
@@ -295,11 +311,13 @@ start_podman() {
   # files, so it names a copy of them with that one line added, rather than
   # changing the machine's own /etc/containers.
   podman_conf "$d/containers.conf"
+  registries_conf "$d/registries.conf"
   if podman_answers >/dev/null 2>&1; then say "podman: answering"; else
     stop_podman
     say "podman: starting the API service on unix://$podman_sock"
     serve_podman podman "$d" podman_answers \
-      env CONTAINERS_CONF="$d/containers.conf" setsid podman system service --time=0 "unix://$podman_sock"
+      env CONTAINERS_CONF="$d/containers.conf" CONTAINERS_REGISTRIES_CONF="$d/registries.conf" \
+      setsid podman system service --time=0 "unix://$podman_sock"
   fi
   load_image $(podman_env)
   say "podman: answering, image loaded"
@@ -341,7 +359,8 @@ start_rootless() {
   install -d -m 700 -o "$rootless_user" -g "$rootless_user" "$dir" "$dir/podman"
   install -d -o "$rootless_user" -g "$rootless_user" "$home/.config" "$home/.config/containers"
   printf '[containers]\n%s\n' "$podman_ulimits" >"$home/.config/containers/containers.conf"
-  chown "$rootless_user:" "$home/.config/containers/containers.conf"
+  registries_conf "$home/.config/containers/registries.conf"
+  chown "$rootless_user:" "$home/.config/containers/containers.conf" "$home/.config/containers/registries.conf"
   mkdir -p "$state/rootless"
   # What a systemd host has and this machine may not: / as a shared mount
   # (rootless Podman's network namespace mounts through it) and a tun
@@ -405,6 +424,49 @@ start_scratch() {
 
 stop_scratch() { stop_dockerd "$scratch_pid" "$scratch_exec" "$scratch_bridge"; }
 
+# --- registry ----------------------------------------------------------------
+
+registry_answers() { timeout 5 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$registry_port/v2/" | grep -qx 401; }
+
+start_registry() {
+  need_root registry
+  install_packages docker-registry apache2-utils curl
+  local d="$state/registry"
+  mkdir -p "$d" "$registry_root"
+  [ -s "$d/password" ] || head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$d/password"
+  htpasswd -Bbc "$d/htpasswd" tfsandbox "$(cat "$d/password")" 2>/dev/null
+  cat >"$d/config.yml" <<YML
+version: 0.1
+log:
+  level: warn
+storage:
+  filesystem:
+    rootdirectory: $registry_root
+  delete:
+    enabled: true
+http:
+  addr: 127.0.0.1:$registry_port
+auth:
+  htpasswd:
+    realm: tfsandbox-test
+    path: $d/htpasswd
+YML
+  if registry_answers; then say "registry: answering"; return; fi
+  stop_registry
+  say "registry: starting on http://127.0.0.1:$registry_port"
+  setsid docker-registry serve "$d/config.yml" >"$d/registry.log" 2>&1 </dev/null &
+  echo $! >"$d/registry.pid"
+  wait_until 30 registry_answers || { tail -n 20 "$d/registry.log" >&2; die "registry: it did not answer"; }
+  say "registry: answering, asking for credentials"
+}
+
+stop_registry() {
+  stop_pid "$state/registry/registry.pid"
+  pkill -TERM -f "docker-registry serve $state/registry/config.yml" 2>/dev/null || true
+}
+
+registry_env() { :; }
+
 # test_env names the stock rootful Podman, the TLS engine and the SSH host
 # for the tests of several engines and of connections, whichever engine the
 # suite runs against.
@@ -414,11 +476,16 @@ test_env() {
   echo "SANDBOX_TEST_TLS_CERT_PATH=$state/tls/client"
   echo "SANDBOX_TEST_SSH_HOST=ssh://root@127.0.0.1:$ssh_port"
   echo "SANDBOX_TEST_SSH_DIR=$state/ssh"
+  if [ -s "$state/registry/password" ]; then
+    echo "SANDBOX_TEST_REGISTRY=127.0.0.1:$registry_port"
+    echo "SANDBOX_TEST_REGISTRY_USER=tfsandbox"
+    echo "SANDBOX_TEST_REGISTRY_PASSWORD=$(cat "$state/registry/password")"
+  fi
 }
 
 # --- main --------------------------------------------------------------------
 
-all=(tls ssh podman rootless scratch)
+all=(tls ssh podman rootless scratch registry)
 cmd="${1:-}"
 shift || true
 [ "$#" -gt 0 ] || set -- "${all[@]}"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/kube"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 )
@@ -28,13 +30,14 @@ type clusterModel struct {
 	Namespace     types.String `tfsdk:"namespace"`
 	RuntimeClass  types.String `tfsdk:"runtime_class"`
 	HelperImage   types.String `tfsdk:"helper_image"`
+	PullSecrets   types.List   `tfsdk:"image_pull_secrets"`
 }
 
 // dockerSettings are the arguments that pick and reach a Docker engine,
 // which a cluster excludes.
 var dockerSettings = []string{"host", "context", "cert_path", "ca_pem", "cert_pem", "key_pem", "ssh_opts"}
 
-func clusterAttribute() schema.Attribute {
+func clusterAttribute() schema.Attribute { //nolint:funlen // a schema literal
 	conflicts := make([]path.Expression, 0, len(dockerSettings))
 	for _, name := range dockerSettings {
 		conflicts = append(conflicts, path.MatchRoot(name))
@@ -87,13 +90,23 @@ func clusterAttribute() schema.Attribute {
 					"copy of it in your own registry) to use it anyway.",
 				Optional: true, Validators: nonEmpty,
 			},
+			"image_pull_secrets": schema.ListAttribute{
+				MarkdownDescription: "Image pull secrets, in `namespace`, that every sandbox's pod names, for " +
+					"registries whose credentials the cluster already holds. For a registry that the provider's " +
+					"`registry_auth` names, the provider makes the pod's pull secret itself, and removes it with " +
+					"the pod.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Validators:  []validator.List{listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+			},
 		},
 	}
 }
 
 // configureCluster builds the cluster client, checks that the cluster
 // answers and has the RuntimeClass, and hands the client to resources.
-func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerModel, data base.ProviderData, resp *provider.ConfigureResponse) {
+func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerModel, data base.ProviderData,
+	regs engine.Registries, resp *provider.ConfigureResponse) {
 	var m clusterModel
 	resp.Diagnostics.Append(cfg.Kubernetes.As(ctx, &m, basetypes.ObjectAsOptions{})...)
 	if resp.Diagnostics.HasError() {
@@ -110,10 +123,18 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var pullSecrets []string
+	if m.PullSecrets.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("kubernetes").AtName("image_pull_secrets"), "Unknown cluster setting",
+			"The provider's kubernetes.image_pull_secrets must be known when Terraform plans. Set it from a "+
+				"literal, a variable or a data source known before apply.")
+		return
+	}
+	resp.Diagnostics.Append(m.PullSecrets.ElementsAs(ctx, &pullSecrets, false)...)
 	client, err := kube.New(kube.Config{
 		ConfigPath: m.ConfigPath.ValueString(), Context: m.ConfigContext.ValueString(),
 		Namespace: m.Namespace.ValueString(), RuntimeClass: m.RuntimeClass.ValueString(),
-		HelperImage: m.HelperImage.ValueString(), Version: p.version,
+		HelperImage: m.HelperImage.ValueString(), PullSecrets: pullSecrets, Version: p.version,
 	})
 	if none := new(kube.NoKubeconfigError); errors.As(err, &none) {
 		resp.Diagnostics.AddAttributeError(path.Root("kubernetes").AtName("config_path"), "No kubeconfig for the cluster",
@@ -138,6 +159,7 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 				"policies and secrets in namespace %s.", err, client.Namespace()))
 		return
 	}
+	client.UseRegistries(regs)
 	data.Engine = client
 	handOver(resp, data)
 }

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -46,19 +47,20 @@ var nextStep = regexp.MustCompile(`⟨next step⟩|(?:^|[.:;!?)]\s+|\n|\(|%[svqd
 	`takes|starts|makes|shows|reads|records)|report it|\bapply (?:again|retries)\b`)
 
 // dynamicDetails are the diagnostics whose detail the source does not
-// write, by file and function, and where their next step comes from.
+// write, by file, function and the detail's expression, and where their
+// next step comes from.
 var dynamicDetails = map[string]string{
-	"internal/framework/base/base.go:Refusals": "a backend's refusal (engine.Refusal), whose Detail this test " +
+	"internal/framework/base/base.go:Refusals:r.Detail": "a backend's refusal (engine.Refusal), whose Detail this test " +
 		"reads where the backend writes it",
-	"internal/provider/provider.go:Configure#4": "unreachableDetail, which ends with the checks to make, or " +
+	"internal/provider/provider.go:Configure:unreachableDetail(client.Endpoint(), err)": "unreachableDetail, which ends with the checks to make, or " +
 		"the connection's own advice (TestAccProvider_unreachable*)",
-	"internal/resources/containerresource/create.go:writeAndStart#2": "awaitSnapshots, whose error ends with " +
+	"internal/resources/containerresource/create.go:writeAndStart:err.Error()": "awaitSnapshots, whose error ends with " +
 		"the fix it is given (Raise timeouts.create)",
-	"internal/resources/containerresource/update.go:applyRunState": "awaitSnapshots, whose error ends with the " +
+	"internal/resources/containerresource/update.go:applyRunState:err.Error()": "awaitSnapshots, whose error ends with the " +
 		"fix it is given (Apply again)",
-	"internal/resources/snapshotresource/resource.go:ModifyPlan": "the backend's SnapshotRefusal, which names " +
+	"internal/resources/snapshotresource/resource.go:ModifyPlan:why": "the backend's SnapshotRefusal, which names " +
 		"the builds that hold the helper (volumetar.NoHelperError)",
-	"internal/resources/volumeresource/lifecycle.go:create#2": "nameTakenDetail, which ends with how to free " +
+	"internal/resources/volumeresource/lifecycle.go:create:nameTakenDetail(taken, r.Client)": "nameTakenDetail, which ends with how to free " +
 		"the name or choose another",
 }
 
@@ -89,6 +91,52 @@ func TestEveryDiagnosticSaysWhatToDoNext(t *testing.T) {
 	t.Logf("%d diagnostics read", len(seen))
 }
 
+// strayBackquotes says whether a text quotes code badly: an empty pair, or
+// a backquote without its partner (a list joined with "`, `" whose first
+// or last quote was left out).
+func strayBackquotes(s string) bool {
+	return strings.Contains(s, "``") || strings.Count(s, "`")%2 == 1
+}
+
+// No generated page quotes code badly either: outside fenced blocks, each
+// paragraph of docs/ has its backquotes in pairs, none empty.
+func TestDocsHaveNoStrayBackquotes(t *testing.T) {
+	err := filepath.WalkDir(filepath.Join("..", "..", "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fenced := false
+		var paragraph []string
+		check := func() {
+			if text := strings.Join(paragraph, "\n"); strayBackquotes(text) {
+				t.Errorf("%s: a stray backquote in:\n%s", path, text)
+			}
+			paragraph = paragraph[:0]
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			switch {
+			case strings.HasPrefix(strings.TrimSpace(line), "```"):
+				check()
+				fenced = !fenced
+			case fenced:
+			case strings.TrimSpace(line) == "":
+				check()
+			default:
+				paragraph = append(paragraph, line)
+			}
+		}
+		check()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // checkFile checks the diagnostics of one file.
 func checkFile(t *testing.T, root, path string, seen map[string]bool) []string {
 	fset := token.NewFileSet()
@@ -104,7 +152,6 @@ func checkFile(t *testing.T, root, path string, seen map[string]bool) []string {
 		if !ok || fn.Body == nil {
 			continue
 		}
-		n := 0
 		ast.Inspect(fn.Body, func(node ast.Node) bool {
 			if lit, ok := node.(*ast.CompositeLit); ok {
 				problems = append(problems, checkRefusal(fset, lit, consts)...)
@@ -125,11 +172,7 @@ func checkFile(t *testing.T, root, path string, seen map[string]bool) []string {
 			if !ok || len(call.Args) < at+2 {
 				return true
 			}
-			n++
-			key := rel + ":" + fn.Name.Name
-			if n > 1 {
-				key += "#" + strconv.Itoa(n)
-			}
+			key := rel + ":" + fn.Name.Name + ":" + types.ExprString(call.Args[at+1])
 			seen[key] = true
 			summary, detail := text(call.Args[at], consts), text(call.Args[at+1], consts)
 			where := fset.Position(call.Pos()).String()
@@ -141,8 +184,8 @@ func checkFile(t *testing.T, root, path string, seen map[string]bool) []string {
 			case written && !nextStep.MatchString(summary+". "+detail):
 				problems = append(problems, where+": no next step in "+strconv.Quote(summary)+": "+
 					strconv.Quote(detail))
-			case strings.Contains(summary+detail, "``") || strings.Contains(summary+detail, "`, `"):
-				problems = append(problems, where+": a stray backquote pair in "+strconv.Quote(detail))
+			case strayBackquotes(summary) || strayBackquotes(detail):
+				problems = append(problems, where+": a stray backquote in "+strconv.Quote(summary+": "+detail))
 			}
 			return true
 		})

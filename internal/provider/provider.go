@@ -71,6 +71,8 @@ type providerModel struct {
 	Kubernetes types.Object `tfsdk:"kubernetes"`
 	// RequireIsolation is the provider-wide isolation guard.
 	RequireIsolation types.Bool `tfsdk:"require_isolation"`
+	// RegistryAuth are private registries' credentials (registries.go).
+	RegistryAuth types.List `tfsdk:"registry_auth"`
 }
 
 // Metadata names the provider.
@@ -160,7 +162,8 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:    true,
 				Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 			},
-			"kubernetes": clusterAttribute(),
+			"kubernetes":    clusterAttribute(),
+			"registry_auth": registryAttribute(),
 			"require_isolation": schema.BoolAttribute{
 				MarkdownDescription: "When `true`, every `sandbox_container` of this provider configuration must " +
 					"be isolated: one that leaves `network_mode` unset is refused at plan, naming this setting, " +
@@ -184,25 +187,16 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	for name, value := range cfg.settings() {
-		if value.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root(name), "Unknown engine setting",
-				fmt.Sprintf("The provider's %s must be known when Terraform plans: the provider connects to "+
-					"the engine to plan. Set it from a literal, a variable or a data source that is known "+
-					"before apply, or leave it out to use the Docker environment variables.", name))
-		}
+	if checkKnown(cfg, resp); resp.Diagnostics.HasError() {
+		return
 	}
-	if cfg.RequireIsolation.IsUnknown() {
-		resp.Diagnostics.AddAttributeError(path.Root("require_isolation"), "Unknown isolation guard",
-			"The provider's require_isolation must be known when Terraform plans: the plan refuses a sandbox "+
-				"it does not allow. Set it from a literal or a variable.")
-	}
-	if resp.Diagnostics.HasError() {
+	regs, diags := registries(ctx, cfg.RegistryAuth)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	data := base.ProviderData{CLI: cli.New(req.TerraformVersion), RequireIsolation: cfg.RequireIsolation.ValueBool()}
 	if !cfg.Kubernetes.IsNull() {
-		p.configureCluster(ctx, cfg, data, resp)
+		p.configureCluster(ctx, cfg, data, regs, resp)
 		return
 	}
 	engineCfg, diags := cfg.engineConfig(ctx)
@@ -230,8 +224,31 @@ func (p *sandboxProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 
 	// The engine answered, so it has said whether it is Docker or Podman.
+	client.UseRegistries(regs)
 	data.Engine = client.Backend(pingCtx)
 	handOver(resp, data)
+}
+
+// checkKnown refuses provider settings that are unknown at plan.
+func checkKnown(cfg providerModel, resp *provider.ConfigureResponse) {
+	for name, value := range cfg.settings() {
+		if value.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(name), "Unknown engine setting",
+				fmt.Sprintf("The provider's %s must be known when Terraform plans: the provider connects to "+
+					"the engine to plan. Set it from a literal, a variable or a data source that is known "+
+					"before apply, or leave it out to use the Docker environment variables.", name))
+		}
+	}
+	if cfg.RequireIsolation.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("require_isolation"), "Unknown isolation guard",
+			"The provider's require_isolation must be known when Terraform plans: the plan refuses a sandbox "+
+				"it does not allow. Set it from a literal or a variable.")
+	}
+	if cfg.RegistryAuth.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("registry_auth"), "Unknown registry credentials",
+			"The provider's registry_auth must be known when Terraform plans. Set it from literals, variables "+
+				"or ephemeral values known at plan.")
+	}
 }
 
 // handOver gives every resource, data source, ephemeral resource, list

@@ -58,6 +58,9 @@ type Client struct {
 
 	factsMu sync.Mutex
 	facts   *engine.Facts
+
+	// registries are the provider's registry credentials (UseRegistries).
+	registries engine.Registries
 }
 
 // New builds a client for the engine cfg names. It negotiates the API

@@ -3,10 +3,6 @@ package docker
 import (
 	"context"
 	"fmt"
-	"io"
-
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/pkg/jsonmessage"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -39,19 +35,6 @@ func (c *Client) inspectImage(ctx context.Context, ref string) (engine.Image, er
 		return err
 	})
 	return img, err
-}
-
-// pull pulls ref and reads the progress stream to its end, returning the
-// first error the engine reports in it. It has no deadline of its own: a
-// pull takes as long as the image is large, within the caller's (the
-// create timeout).
-func (c *Client) pull(ctx context.Context, ref string) error {
-	rc, err := c.api.ImagePull(ctx, ref, image.PullOptions{})
-	if err != nil {
-		return err
-	}
-	defer func() { _ = rc.Close() }()
-	return jsonmessage.DisplayJSONMessagesStream(rc, io.Discard, 0, false, nil)
 }
 
 // InspectImage returns the engine's data for an image.

@@ -57,6 +57,8 @@ type Config struct {
 	// HelperImage is the image of the pods that copy into and out of a
 	// claim; empty: DefaultHelperImage.
 	HelperImage string
+	// PullSecrets are image pull secrets every sandbox's pod names.
+	PullSecrets []string
 	// Version is the provider's version, for the user agent.
 	Version string
 }
@@ -81,6 +83,11 @@ type Client struct {
 
 	factsMu sync.Mutex
 	facts   *engine.Facts
+
+	// registries are the provider's registry credentials, and
+	// pullSecrets the image pull secrets every pod names (registries.go).
+	registries  engine.Registries
+	pullSecrets []string
 }
 
 var (
@@ -140,7 +147,7 @@ func New(cfg Config) (*Client, error) {
 			"certificate-authority-data)", describeSource(cfg), rc.Host)
 	}
 	c := &Client{rest: rc, namespace: cfg.Namespace, class: cfg.RuntimeClass, server: rc.Host, context: cfg.Context,
-		helperImage: cfg.HelperImage}
+		helperImage: cfg.HelperImage, pullSecrets: cfg.PullSecrets}
 	if c.helperImage == "" {
 		c.helperImage = DefaultHelperImage
 	}

@@ -45,9 +45,10 @@ func podName(id string) string {
 	return id
 }
 
-// CreateContainer makes the sandbox's pod, its Secret first when it has
-// write-only environment or files, then its deny-all NetworkPolicy, both
-// owned by the pod. What a failed create made is removed here when it can
+// CreateContainer makes the sandbox's pod, its image pull secret first when
+// the provider has credentials for its image's registry and its Secret
+// when it has write-only environment or files, then its deny-all
+// NetworkPolicy, all owned by the pod. What a failed create made is removed here when it can
 // be; the rest carries the create token, by which the caller removes it.
 func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
 	planned := engine.PlannedSandbox{Spec: spec}
@@ -64,29 +65,47 @@ func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec)
 	if err != nil {
 		return "", invalid{err}
 	}
-	secret := needsSecret(spec)
-	if secret {
-		s := &corev1.Secret{ObjectMeta: companionMeta(pod, token), Data: secretData(spec), Type: corev1.SecretTypeOpaque}
-		if err := c.create(ctx, c.core, "secrets", s, &corev1.Secret{}); err != nil {
+	var secrets []string // the companions made before the pod, which it then owns
+	pull, err := c.pullSecret(pod, token, spec.Image)
+	if err != nil {
+		return "", err
+	}
+	for _, name := range c.pullSecrets {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: name})
+	}
+	if pull != nil {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: pull.Name})
+		if err := c.create(ctx, c.core, "secrets", pull, &corev1.Secret{}); err != nil {
 			return "", err
 		}
+		secrets = append(secrets, pull.Name)
+	}
+	if needsSecret(spec) {
+		s := &corev1.Secret{ObjectMeta: companionMeta(pod, token), Data: secretData(spec), Type: corev1.SecretTypeOpaque}
+		if err := c.create(ctx, c.core, "secrets", s, &corev1.Secret{}); err != nil {
+			c.removeCompanions(ctx, token, secrets)
+			return "", err
+		}
+		secrets = append(secrets, s.Name)
 	}
 	made := &corev1.Pod{}
 	if err := c.create(ctx, c.core, "pods", pod, made); err != nil {
-		c.removeCompanions(ctx, token, secret)
+		c.removeCompanions(ctx, token, secrets)
 		return "", err
 	}
 	err = c.create(ctx, c.network, "networkpolicies", denyAll(made, token), &networkingv1.NetworkPolicy{})
-	if err == nil && secret {
-		err = c.ownSecret(ctx, made, token)
+	for _, name := range secrets {
+		if err == nil {
+			err = c.ownSecret(ctx, made, name)
+		}
 	}
 	if err != nil {
-		// A sandbox without its policy, or whose Secret the cluster would
+		// A sandbox without its policy, or whose Secrets the cluster would
 		// not remove with it, is not kept.
 		if removeErr := c.RemoveContainer(ctx, podID(made)); removeErr != nil {
 			return podID(made), err
 		}
-		c.removeCompanions(ctx, token, secret)
+		c.removeCompanions(ctx, token, secrets)
 		return "", err
 	}
 	return podID(made), nil
@@ -101,27 +120,28 @@ func (c *Client) create(ctx context.Context, client rest.Interface, resource str
 	})
 }
 
-// ownSecret makes the pod the owner of the sandbox's Secret, which was
-// made before it, so that the cluster removes the Secret with the pod.
-func (c *Client) ownSecret(ctx context.Context, pod *corev1.Pod, token string) error {
+// ownSecret makes the pod the owner of a Secret made for it before it (its
+// environment's and files', its image pull secret), so that the cluster
+// removes the Secret with the pod.
+func (c *Client) ownSecret(ctx context.Context, pod *corev1.Pod, name string) error {
 	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q}]}}`,
 		pod.Name, pod.UID)
 	return c.call(ctx, "the request to update a secret", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.core.Patch(types.MergePatchType).Namespace(c.namespace).Resource("secrets").
-			Name(companionName(token)).Param("fieldManager", fieldManager).Body([]byte(patch)).Do(ctx).Error()
+			Name(name).Param("fieldManager", fieldManager).Body([]byte(patch)).Do(ctx).Error()
 	})
 }
 
-// removeCompanions removes the NetworkPolicy and the Secret made for the
+// removeCompanions removes the NetworkPolicy and the Secrets made for the
 // create with token, when no pod owns them to take them along.
-func (c *Client) removeCompanions(ctx context.Context, token string, secret bool) {
+func (c *Client) removeCompanions(ctx context.Context, token string, secrets []string) {
 	_ = c.call(ctx, "the request to remove a network policy", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.network.Delete().Namespace(c.namespace).Resource("networkpolicies").Name(companionName(token)).
 			Body(deleteOptions("", 0)).Do(ctx).Error()
 	})
-	if secret {
+	for _, name := range secrets {
 		_ = c.call(ctx, "the request to remove a secret", engine.QuickCallTimeout, func(ctx context.Context) error {
-			return c.core.Delete().Namespace(c.namespace).Resource("secrets").Name(companionName(token)).
+			return c.core.Delete().Namespace(c.namespace).Resource("secrets").Name(name).
 				Body(deleteOptions("", 0)).Do(ctx).Error()
 		})
 	}
@@ -196,6 +216,9 @@ func (c *Client) StartContainer(ctx context.Context, id string) error {
 		if started, why := startState(pod); started {
 			return nil
 		} else if why != "" {
+			if refused := c.pullRefused(pod, why); refused != nil {
+				return fmt.Errorf("pod %s does not start: %w", pod.Name, refused)
+			}
 			return fmt.Errorf("pod %s does not start: %s", pod.Name, why)
 		}
 		select {

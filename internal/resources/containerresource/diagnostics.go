@@ -36,6 +36,10 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Cannot check image", fmt.Sprintf(
 			"Looking up the image %q on %s failed: %v. %s", ref, r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
 	}
+	if refused := new(engine.RegistryAuthError); errors.As(missing.PullErr, &refused) {
+		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Registry refused the pull", fmt.Sprintf(
+			"The image %q is not present on %s, and pulling it failed: %v. Then apply again.", ref, r.Client.Where(), refused))
+	}
 	return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Image not available", fmt.Sprintf(
 		"The image %q is not present on %s, and pulling it failed:\n\n%v\n\n"+
 			"Sandboxes start only from images the engine already has or can pull. Build or load the image "+

@@ -1,0 +1,73 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/registry"
+	"github.com/docker/docker/pkg/jsonmessage"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// UseRegistries gives the client the provider's registry credentials, which
+// its pulls send.
+func (c *Client) UseRegistries(r engine.Registries) { c.registries = r }
+
+// pull pulls ref, with the credentials the provider has for its registry,
+// and reads the progress stream to its end, returning the first error the
+// engine reports in it. It has no deadline of its own: a pull takes as
+// long as the image is large, within the caller's (the create timeout). A
+// pull the registry refused for its credentials is a RegistryAuthError.
+func (c *Client) pull(ctx context.Context, ref string) error {
+	host, err := engine.RegistryHost(ref)
+	if err != nil {
+		return err
+	}
+	var auth engine.RegistryAuth
+	opts := image.PullOptions{}
+	if c.registries != nil {
+		var ok bool
+		if auth, ok, err = c.registries.For(host); err != nil {
+			return err
+		}
+		if ok {
+			opts.RegistryAuth, err = registry.EncodeAuthConfig(registry.AuthConfig{Username: auth.Username,
+				Password: auth.Password, IdentityToken: auth.IdentityToken, ServerAddress: host})
+			if err != nil {
+				return err
+			}
+		} else {
+			auth = engine.RegistryAuth{}
+		}
+	}
+	err = c.pullWith(ctx, ref, opts)
+	if refusedCredentials(err) {
+		return &engine.RegistryAuthError{Host: host, Auth: auth, Err: err}
+	}
+	return err
+}
+
+func (c *Client) pullWith(ctx context.Context, ref string, opts image.PullOptions) error {
+	rc, err := c.api.ImagePull(ctx, ref, opts)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rc.Close() }()
+	return jsonmessage.DisplayJSONMessagesStream(rc, io.Discard, 0, false, nil)
+}
+
+// refusedCredentials says whether a pull failed for its credentials, from
+// the engine's class of the error or the words of the pull's stream.
+func refusedCredentials(err error) bool {
+	if err == nil {
+		return false
+	}
+	var stream *jsonmessage.JSONError
+	if errors.As(err, &stream) {
+		return engine.CredentialsRefused(err, stream.Message)
+	}
+	return engine.CredentialsRefused(err, "")
+}

@@ -1,0 +1,75 @@
+package kube
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// A sandbox's image from a private registry: the provider's credentials
+// for the registry (registry_auth) go into an image pull secret of its
+// own, made before the pod and owned by it like the sandbox's Secret, so
+// that the cluster removes it with the pod; the secrets kubernetes.
+// image_pull_secrets names are the pod's as well.
+
+// UseRegistries gives the client the provider's registry credentials.
+func (c *Client) UseRegistries(r engine.Registries) { c.registries = r }
+
+// pullSecretName is the image pull secret made for the create with token.
+func pullSecretName(token string) string { return companionName(token) + "-pull" }
+
+// pullSecret is the image pull secret for the sandbox's image, or nil when
+// the provider has no credentials for its registry.
+func (c *Client) pullSecret(pod *corev1.Pod, token, image string) (*corev1.Secret, error) {
+	if c.registries == nil {
+		return nil, nil
+	}
+	host, err := engine.RegistryHost(image)
+	if err != nil {
+		return nil, invalid{err}
+	}
+	auth, ok, err := c.registries.For(host)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if auth.Password == "" {
+		return nil, invalid{fmt.Errorf("%s gives an identity token for %s, which a cluster's nodes cannot pull "+
+			"with: give that entry a username and password (or an access token as the password)", auth.Setting, host)}
+	}
+	config, err := json.Marshal(map[string]any{"auths": map[string]any{host: map[string]string{
+		"username": auth.Username, "password": auth.Password,
+		"auth": base64.StdEncoding.EncodeToString([]byte(auth.Username + ":" + auth.Password)),
+	}}})
+	if err != nil {
+		return nil, err
+	}
+	meta := companionMeta(pod, token)
+	meta.Name = pullSecretName(token)
+	return &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeDockerConfigJson,
+		Data: map[string][]byte{corev1.DockerConfigJsonKey: config}}, nil
+}
+
+// pullRefused is the registry's refusal of the pod's image for its
+// credentials (why is the kubelet's waiting reason and message), or nil.
+func (c *Client) pullRefused(pod *corev1.Pod, why string) error {
+	if !strings.HasPrefix(why, "ErrImagePull") && !strings.HasPrefix(why, "ImagePullBackOff") ||
+		!engine.CredentialsRefused(nil, why) || len(pod.Spec.Containers) == 0 {
+		return nil
+	}
+	host, hostErr := engine.RegistryHost(pod.Spec.Containers[0].Image)
+	if hostErr != nil { // the pod's image was read once already; the kubelet's words stand
+		return fmt.Errorf("%w: %s", engine.ErrNoAuth, why)
+	}
+	refused := &engine.RegistryAuthError{Host: host, Err: fmt.Errorf("%w: %s", engine.ErrNoAuth, why)}
+	if c.registries != nil {
+		if auth, ok, err := c.registries.For(host); err == nil && ok {
+			refused.Auth = auth
+		}
+	}
+	return refused
+}
