@@ -41,6 +41,8 @@ func (a RegistryAuth) GoString() string { return a.String() }
 // failure is an error that names the setting.
 type Registries interface {
 	For(host string) (auth RegistryAuth, ok bool, err error)
+	// Hosts are the registries it has credentials for.
+	Hosts() []string
 }
 
 // RegistryHost is the registry host an image reference names ("docker.io"
@@ -102,6 +104,7 @@ var ErrNoAuth = errors.New("the registry refused the pull")
 // StaticRegistries are credentials resolved once per host, on first use
 // (a credential helper runs once), by resolve.
 type StaticRegistries struct {
+	hosts   []string
 	resolve func(host string) (RegistryAuth, bool, error)
 	mu      sync.Mutex
 	known   map[string]resolved
@@ -113,9 +116,17 @@ type resolved struct {
 	err  error
 }
 
-// NewRegistries makes Registries that ask resolve once per host.
-func NewRegistries(resolve func(host string) (RegistryAuth, bool, error)) *StaticRegistries {
-	return &StaticRegistries{resolve: resolve, known: map[string]resolved{}}
+// NewRegistries makes Registries for hosts that ask resolve once per host.
+func NewRegistries(hosts []string, resolve func(host string) (RegistryAuth, bool, error)) *StaticRegistries {
+	return &StaticRegistries{hosts: hosts, resolve: resolve, known: map[string]resolved{}}
+}
+
+// Hosts are the registries it has credentials for.
+func (r *StaticRegistries) Hosts() []string {
+	if r == nil {
+		return nil
+	}
+	return r.hosts
 }
 
 // For gives the host's credentials.

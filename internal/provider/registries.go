@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/docker/cli/cli/config"
@@ -126,7 +128,7 @@ func registries(ctx context.Context, list types.List) (engine.Registries, diag.D
 	if diags.HasError() {
 		return nil, diags
 	}
-	return engine.NewRegistries(resolver(byHost, files)), diags
+	return engine.NewRegistries(slices.Sorted(maps.Keys(byHost)), resolver(byHost, files)), diags
 }
 
 // resolver gives a host's credentials from its entry: its username and

@@ -39,7 +39,12 @@ func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf fun
 	}
 	spec.Labels[engine.LabelBuildToken] = engine.NewCreateToken()
 	spec.Labels[engine.LabelBuildLabels] = buildLabelKeys(spec.Labels)
-	resp, err := c.api.ImageBuild(ctx, spec.Context, buildOptions(spec))
+	opts := buildOptions(spec)
+	var err error
+	if opts.AuthConfigs, err = c.buildAuth(); err != nil {
+		return "", err
+	}
+	resp, err := c.api.ImageBuild(ctx, spec.Context, opts)
 	if err != nil {
 		return "", err
 	}

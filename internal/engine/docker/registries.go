@@ -50,6 +50,35 @@ func (c *Client) pull(ctx context.Context, ref string) error {
 	return err
 }
 
+// dockerHubKey is the key Docker Hub's credentials go by.
+const dockerHubKey = "https://index.docker.io/v1/"
+
+// buildAuth are the credentials a build's pulls of its base images may
+// need: every registry the provider has credentials for, under the keys the
+// engine's builder looks them up by.
+func (c *Client) buildAuth() (map[string]registry.AuthConfig, error) {
+	if c.registries == nil {
+		return nil, nil
+	}
+	out := map[string]registry.AuthConfig{}
+	for _, host := range c.registries.Hosts() {
+		auth, ok, err := c.registries.For(host)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		key := host
+		if host == "docker.io" {
+			key = dockerHubKey
+		}
+		out[key] = registry.AuthConfig{Username: auth.Username, Password: auth.Password,
+			IdentityToken: auth.IdentityToken, ServerAddress: host}
+	}
+	return out, nil
+}
+
 func (c *Client) pullWith(ctx context.Context, ref string, opts image.PullOptions) error {
 	rc, err := c.api.ImagePull(ctx, ref, opts)
 	if err != nil {

@@ -77,8 +77,13 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 		if !errors.As(err, &buildErr) {
 			summary = "Cannot build image"
 		}
+		next := engine.NextStep(err, r.Client.Where())
+		if engine.CredentialsRefused(err, "") {
+			next = "A registry refused to give a base image without credentials, or refused the ones sent: add a " +
+				"registry_auth entry for it to the provider block, or correct its username and password."
+		}
 		diags.AddError(summary, fmt.Sprintf("Building %s from %s on the Docker engine at %s failed: %v. %s",
-			name, dir, r.Client.Endpoint(), err, engine.NextStep(err, r.Client.Where())))
+			name, dir, r.Client.Endpoint(), err, next))
 		return diags
 	}
 	m.ID, m.ImageID, m.ContextDigest = types.StringValue(id), types.StringValue(id), types.StringValue(sum)
