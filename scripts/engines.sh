@@ -426,7 +426,12 @@ stop_scratch() { stop_dockerd "$scratch_pid" "$scratch_exec" "$scratch_bridge"; 
 
 # --- registry ----------------------------------------------------------------
 
-registry_answers() { timeout 5 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$registry_port/v2/" | grep -qx 401; }
+# registry_answers: the registry started here (its pid alive) asks for
+# credentials; another server on the port is not taken for it.
+registry_answers() {
+  alive "$(cat "$state/registry/registry.pid" 2>/dev/null || true)" &&
+    [ "$(timeout 5 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$registry_port/v2/")" = 401 ]
+}
 
 start_registry() {
   need_root registry

@@ -3,7 +3,11 @@
 # sandbox from it with a task file, run its setup command and read the
 # output, and list the engine's sandboxes with their isolation.
 # `make demo` installs the provider into the local mirror (`make install`),
-# then runs `terraform init` and `apply` here.
+# then runs `terraform init` and `apply` here; by hand, from the repository:
+#
+#   make install image
+#   cd examples/quickstart && terraform init && terraform apply
+#   terraform destroy                      # or: make demo-destroy
 terraform {
   required_providers {
     sandbox = {

@@ -1,6 +1,8 @@
 # A module that gives one agent a hardened, network-less sandbox and a
 # workspace that outlives it; tests/agent.tftest.hcl tests it with
-# `terraform test` and a mocked provider, with no engine.
+# `terraform test` and a mocked provider, with no engine:
+#
+#   terraform init && terraform test
 terraform {
   required_providers {
     sandbox = { source = "tfsandbox/sandbox" }
