@@ -85,6 +85,14 @@ resource "sandbox_container" "test" {
 			!acctest.Phrase(`this one gets no network, as with network_mode = "none"`).MatchString(out) {
 			t.Errorf("the plan does not say what an unset network_mode gives on a cluster:\n%s", out)
 		}
+		// A runtime the cluster refuses is refused once, in the cluster's
+		// terms, never with a Docker engine's files.
+		tf.SetConfig(acctest.ClusterProvider(t, "") + sandbox(`  network_mode = "none"
+  runtime      = "runc"`))
+		out, err := tf.Try("plan", "-no-color", "-input=false")
+		if err == nil || strings.Count(out, "Error: ") != 1 || strings.Contains(out, "daemon.json") {
+			t.Errorf("an unknown runtime on a cluster is not refused once, in the cluster's terms:\n%s", out)
+		}
 	})
 	acctest.ClusterTest(t, []resource.TestStep{
 		{
