@@ -100,6 +100,13 @@ func registries(ctx context.Context, list types.List) (engine.Registries, diag.D
 	for i, e := range entries {
 		at := path.Root("registry_auth").AtListIndex(i)
 		host := registryHost(e.Address.ValueString())
+		if strings.ContainsAny(host, "/@ ") || host == "" {
+			diags.AddAttributeError(at.AtName("address"), "Not a registry host", fmt.Sprintf(
+				"registry_auth's address %q is not a registry's host: give it as image references name the "+
+					"registry, host and port only, such as \"ghcr.io\" or \"registry.example.com:5000\".",
+				e.Address.ValueString()))
+			continue
+		}
 		if _, dup := byHost[host]; dup {
 			diags.AddAttributeError(at.AtName("address"), "Registry named twice", fmt.Sprintf(
 				"registry_auth names the registry %s more than once. Keep one entry for it.", host))

@@ -85,6 +85,8 @@ func TestRegistriesRefuseBadEntries(t *testing.T) {
 		{"twice", []registryModel{{Address: str("ghcr.io"), Username: str("a"), Password: str("b")},
 			{Address: str("ghcr.io"), Username: str("c"), Password: str("d")}}, "Keep one entry for it"},
 		{"no credentials", []registryModel{{Address: str("ghcr.io")}}, "Give one of them"},
+		{"a URL", []registryModel{{Address: str("https://ghcr.io/v2/myorg"), Username: str("a"), Password: str("b")}},
+			"host and port only"},
 		{"no file", []registryModel{{Address: str("ghcr.io"), ConfigFile: str("/nonexistent/config.json")}},
 			"Give config_file as the path of a Docker config file"},
 		{"unknown", []registryModel{{Address: str("ghcr.io"), Username: str("a"), Password: types.StringUnknown()}},
