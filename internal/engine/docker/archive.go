@@ -41,9 +41,10 @@ const stallTimeout = engine.QuickCallTimeout
 // wait for a large one beside it. Podman's archive endpoint gives every
 // file its container user's owner besides. Where the provider has no
 // program for the engine's host (an architecture the release holds no
-// helper for, in a provider built without them), Docker's archive
-// endpoint gives the stream, and Podman refuses (at plan: SnapshotRefusal). A stream that stands still for stallTimeout fails as an engine
-// that did not answer.
+// helper for, or a provider built without them), Docker's archive
+// endpoint gives the stream, and Podman refuses (at plan:
+// SnapshotRefusal). A stream that stands still for stallTimeout fails as
+// an engine that did not answer.
 func (c *Client) ArchiveVolume(ctx context.Context, volume, token string, hold func(context.Context) func(),
 	read func(tar io.Reader) error) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()

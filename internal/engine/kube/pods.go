@@ -48,8 +48,9 @@ func podName(id string) string {
 // CreateContainer makes the sandbox's pod, its image pull secret first when
 // the provider has credentials for its image's registry and its Secret
 // when it has write-only environment or files, then its deny-all
-// NetworkPolicy, all owned by the pod. What a failed create made is removed here when it can
-// be; the rest carries the create token, by which the caller removes it.
+// NetworkPolicy, all owned by the pod. What a failed create made is
+// removed here when it can be; the rest carries the create token, by which
+// the caller removes it.
 func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
 	planned := engine.PlannedSandbox{Spec: spec}
 	for _, f := range spec.Files {
