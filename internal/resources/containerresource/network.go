@@ -127,8 +127,8 @@ func (n networkModel) checkIsolated(c engine.Sandbox) diag.Diagnostics {
 	}
 	if verdict := isolation.Assess(c.Network); !verdict.Isolated {
 		diags.AddAttributeError(path.Root("network_mode"), "Sandbox is not isolated",
-			fmt.Sprintf("The engine did not isolate container %s: %s. The container was made as asked, with no "+
-				"network: look in the engine's configuration for what attaches networks to new containers (a "+
+			fmt.Sprintf("The engine did not isolate container %s: %s. The provider asked it for no network: look "+
+				"in the engine's configuration for what attaches networks or namespaces to new containers (a "+
 				"plugin, a default network setting) and remove it, then apply again.", engine.ShortID(c.ID),
 				verdict.Reason))
 	}
