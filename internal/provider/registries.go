@@ -99,6 +99,12 @@ func registries(ctx context.Context, list types.List) (engine.Registries, diag.D
 	files := map[string]*configfile.ConfigFile{}
 	for i, e := range entries {
 		at := path.Root("registry_auth").AtListIndex(i)
+		if e.Username.IsUnknown() || e.Password.IsUnknown() || e.ConfigFile.IsUnknown() || e.Address.IsUnknown() {
+			diags.AddAttributeError(at, "Unknown registry credentials", "registry_auth must be known when "+
+				"Terraform plans: the provider checks its entries when it is configured, before the plan. Set it from a "+
+				"literal, a variable or an ephemeral value known at plan.")
+			continue
+		}
 		host := registryHost(e.Address.ValueString())
 		if strings.ContainsAny(host, "/@ ") || host == "" {
 			diags.AddAttributeError(at.AtName("address"), "Not a registry host", fmt.Sprintf(
@@ -114,10 +120,6 @@ func registries(ctx context.Context, list types.List) (engine.Registries, diag.D
 		}
 		byHost[host] = e
 		switch {
-		case e.Username.IsUnknown() || e.Password.IsUnknown() || e.ConfigFile.IsUnknown() || e.Address.IsUnknown():
-			diags.AddAttributeError(at, "Unknown registry credentials", "registry_auth must be known when "+
-				"Terraform plans: the plan checks that the sandboxes' images can be pulled. Set it from a "+
-				"literal, a variable or an ephemeral value known at plan.")
 		case !e.ConfigFile.IsNull():
 			f, err := readConfigFile(e.ConfigFile.ValueString())
 			if err != nil {
