@@ -20,34 +20,35 @@ func (c *Client) UseRegistries(r engine.Registries) { c.registries = r }
 // and reads the progress stream to its end, returning the first error the
 // engine reports in it. It has no deadline of its own: a pull takes as
 // long as the image is large, within the caller's (the create timeout). A
-// pull the registry refused for its credentials is a RegistryAuthError.
+// pull the registry refused for its credentials is a RegistryAuthError. A
+// reference that names no registry (an image ID) is pulled as it is.
 func (c *Client) pull(ctx context.Context, ref string) error {
-	host, err := engine.RegistryHost(ref)
-	if err != nil {
-		return err
-	}
+	host, hostErr := engine.RegistryHost(ref)
 	var auth engine.RegistryAuth
 	opts := image.PullOptions{}
-	if c.registries != nil {
-		var ok bool
-		if auth, ok, err = c.registries.For(host); err != nil {
+	if hostErr == nil && c.registries != nil {
+		found, ok, err := c.registries.For(host)
+		if err != nil {
 			return err
 		}
 		if ok {
-			opts.RegistryAuth, err = registry.EncodeAuthConfig(registry.AuthConfig{Username: auth.Username,
-				Password: auth.Password, IdentityToken: auth.IdentityToken, ServerAddress: host})
-			if err != nil {
+			auth = found
+			if opts.RegistryAuth, err = registry.EncodeAuthConfig(authConfig(found)); err != nil {
 				return err
 			}
-		} else {
-			auth = engine.RegistryAuth{}
 		}
 	}
-	err = c.pullWith(ctx, ref, opts)
-	if refusedCredentials(err) {
+	err := c.pullWith(ctx, ref, opts)
+	if hostErr == nil && refusedCredentials(err) {
 		return &engine.RegistryAuthError{Host: host, Auth: auth, Err: err}
 	}
 	return err
+}
+
+// authConfig is the Docker API's form of a registry's credentials.
+func authConfig(a engine.RegistryAuth) registry.AuthConfig {
+	return registry.AuthConfig{Username: a.Username, Password: a.Password, IdentityToken: a.IdentityToken,
+		ServerAddress: a.Host}
 }
 
 // dockerHubKey is the key Docker Hub's credentials go by.
@@ -73,8 +74,7 @@ func (c *Client) buildAuth() (map[string]registry.AuthConfig, error) {
 		if host == "docker.io" {
 			key = dockerHubKey
 		}
-		out[key] = registry.AuthConfig{Username: auth.Username, Password: auth.Password,
-			IdentityToken: auth.IdentityToken, ServerAddress: host}
+		out[key] = authConfig(auth)
 	}
 	return out, nil
 }
