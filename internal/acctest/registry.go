@@ -1,6 +1,8 @@
 package acctest
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,13 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/registry"
 	"github.com/docker/docker/pkg/jsonmessage"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // The private registry the test set-up starts (scripts/engines.sh start
@@ -37,18 +38,38 @@ func PrivateRegistry(t *testing.T) Registry {
 	return r
 }
 
-// PushPrivate pushes the test image to the registry under a tag of the
-// test's own, through the engine under test, and removes the tag from the
-// engine: a sandbox of the returned reference must pull it, with the
-// registry's credentials. The engine's image is the same: nothing new is
-// stored but the tag.
+// PushPrivate pushes an image of the test's own to the registry, through
+// the engine under test, and removes it from the engine: a sandbox of the
+// returned reference must pull it, with the registry's credentials. The
+// image is the test image with a label naming the test, so that tests
+// side by side never change the names of one image at once (Podman loses
+// such changes), and shares its layers.
 func (r Registry) PushPrivate(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
 	api := Docker(t)
 	ref := fmt.Sprintf("%s/private/busybox:%s", r.Host, Name(t))
-	if err := api.ImageTag(ctx, TestImage, ref); err != nil {
-		t.Fatalf("tagging the test image as %s: %v", ref, err)
+	var buildContext bytes.Buffer
+	tw := tar.NewWriter(&buildContext)
+	dockerfile := fmt.Sprintf("FROM %s\nLABEL test.private=%q\n", TestImage, ref)
+	err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))})
+	if err == nil {
+		_, err = tw.Write([]byte(dockerfile))
+	}
+	if err == nil {
+		err = tw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := api.ImageBuild(ctx, &buildContext, build.ImageBuildOptions{Tags: []string{ref}, Remove: true,
+		ForceRemove: true, Version: build.BuilderV1})
+	if err == nil {
+		err = jsonmessage.DisplayJSONMessagesStream(built.Body, io.Discard, 0, false, nil)
+		_ = built.Body.Close()
+	}
+	if err != nil {
+		t.Fatalf("building %s: %v", ref, err)
 	}
 	auth, err := registry.EncodeAuthConfig(registry.AuthConfig{Username: r.User, Password: r.Password,
 		ServerAddress: r.Host})
@@ -68,8 +89,8 @@ func (r Registry) PushPrivate(t *testing.T) string {
 	return ref
 }
 
-// Forget removes the tag ref from the engine under test (the image stays,
-// under its other names), so that the next sandbox of it pulls it.
+// Forget removes the image ref from the engine under test, so that the
+// next sandbox of it pulls it.
 func (r Registry) Forget(t *testing.T, ref string) {
 	t.Helper()
 	_, _ = Docker(t).ImageRemove(context.Background(), ref, image.RemoveOptions{})
@@ -106,7 +127,7 @@ func ExpectSecretGone(t *testing.T, name string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		err := core.Get().Namespace(ClusterNamespace).Resource("secrets").Name(name).Do(context.Background()).Error()
-		if engine.IsNotFound(err) || apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
 			return
 		}
 		if time.Now().After(deadline) {
