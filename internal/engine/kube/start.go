@@ -1,0 +1,111 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// startPoll is how often StartContainer looks at a starting pod.
+const startPoll = 250 * time.Millisecond
+
+// StartContainer waits until the pod's container has started (the kubelet
+// starts a pod by itself), or says why it does not: its image not pulled,
+// its configuration refused. A container that started and ended is the
+// caller's to judge. Pulling an image can take long, and a pod no node
+// takes now may be placed later (a node that is not ready yet, one the
+// cluster adds, a pod that frees its room): the wait is bounded by the
+// caller's deadline (the create timeout), each read by its own, and ends
+// saying what the scheduler said last.
+func (c *Client) StartContainer(ctx context.Context, id string) error {
+	for {
+		pod, err := c.getPod(ctx, id)
+		if err != nil {
+			return err
+		}
+		if started, why := startState(pod); started {
+			return nil
+		} else if why != "" {
+			if refused := c.pullRefused(pod, why); refused != nil {
+				return fmt.Errorf("pod %s does not start: %w", pod.Name, refused)
+			}
+			return fmt.Errorf("pod %s does not start: %s", pod.Name, why)
+		}
+		select {
+		case <-ctx.Done():
+			if why := unscheduled(pod); why != "" {
+				return fmt.Errorf("pod %s was placed on no node in time: the scheduler says %s; a cluster that "+
+					"adds nodes may need a longer timeouts.create: %w", pod.Name, why, ctx.Err())
+			}
+			if waitsForClaims(pod) {
+				return fmt.Errorf("pod %s did not start in time: a persistent volume claim it mounts (a "+
+					"sandbox_volume) is bound to no volume; the cluster's default StorageClass must provision "+
+					"one (kubectl get pvc,storageclass): %w", podName(id), ctx.Err())
+			}
+			return fmt.Errorf("pod %s did not start in time (its phase is %s): %w", podName(id), pod.Status.Phase,
+				ctx.Err())
+		case <-time.After(startPoll):
+		}
+	}
+}
+
+// stuckReasons are the waiting reasons of a container the kubelet will not
+// start without a change.
+var stuckReasons = map[string]bool{
+	"ErrImagePull": true, "ImagePullBackOff": true, "ErrImageNeverPull": true, "InvalidImageName": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
+}
+
+// claimsBinding is how the scheduler says that a claim the pod mounts is
+// not bound to a volume yet: the cluster's provisioner is making one, and
+// the scheduler tries again once it has (the create timeout bounds the
+// wait for a class that never provisions).
+const claimsBinding = "unbound immediate PersistentVolumeClaims"
+
+// waitsForClaims reports whether the scheduler waits for the pod's
+// claims to be bound.
+func waitsForClaims(pod *corev1.Pod) bool {
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && strings.Contains(cond.Message, claimsBinding) {
+			return true
+		}
+	}
+	return false
+}
+
+// unscheduled is what the scheduler said of a pod it could place on no
+// node ("0/1 nodes are available: ..."), but for a wait for its claims;
+// "" when it did not say so.
+func unscheduled(pod *corev1.Pod) string {
+	if waitsForClaims(pod) {
+		return ""
+	}
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
+			return strings.TrimSpace(cond.Message)
+		}
+	}
+	return ""
+}
+
+// startState reports whether the pod's container has started (it runs, or
+// ran), or why it cannot without a change. A pod not placed on a node yet
+// is waited for (StartContainer).
+func startState(pod *corev1.Pod) (bool, string) {
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return true, ""
+	}
+	for _, s := range pod.Status.ContainerStatuses {
+		switch {
+		case s.State.Running != nil || s.State.Terminated != nil || s.RestartCount > 0:
+			return true, ""
+		case s.State.Waiting != nil && stuckReasons[s.State.Waiting.Reason] &&
+			(s.State.Waiting.Reason != "CreateContainerConfigError" || pod.CreationTimestamp.Add(10*time.Second).Before(time.Now())):
+			return false, s.State.Waiting.Reason + ": " + s.State.Waiting.Message
+		}
+	}
+	return false, ""
+}
