@@ -15,9 +15,23 @@ variable "image" {
   type = string
 }
 
+# The command rows (bench/run.sh): a command of the sandboxes' own, and
+# whether they run (asleep, then woken).
+variable "command" {
+  type    = list(string)
+  default = null
+}
+
+variable "running" {
+  type    = bool
+  default = true
+}
+
 resource "sandbox_container" "bench" {
   count        = var.n
   name         = "tfbench-provider-${count.index}"
   image        = var.image
   network_mode = "none"
+  command      = var.command
+  running      = var.running
 }

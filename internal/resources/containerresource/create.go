@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,7 +13,6 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // The engine work behind Create. Whatever a failed create leaves is removed
@@ -24,8 +22,10 @@ import (
 // limits (pulling a missing image once), writes its files, starts it and
 // checks what the engine then shows. It returns what the engine added on
 // its own (defaults.go).
-func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string) (engine.Defaults, diag.Diagnostics) {
+func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string, seen *mainProcess) (engine.Defaults, diag.Diagnostics) {
 	var added engine.Defaults
+	window := openStartWindow()
+	defer window.close()
 	spec, diags := m.spec(ctx, secretEnv)
 	files, fileDiags := m.engineFiles()
 	if diags.Append(fileDiags...); diags.HasError() {
@@ -61,7 +61,9 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	if m.Running.ValueBool() && !m.runsKeepAlive() {
-		if diags.Append(r.checkStaysUp(ctx, id, m.createSecrets(ctx, secretEnv))...); diags.HasError() {
+		var stayDiags diag.Diagnostics
+		*seen, stayDiags = r.checkStaysUp(ctx, id, window, m.createSecrets(ctx, secretEnv), false)
+		if diags.Append(stayDiags...); diags.HasError() {
 			return added, append(diags, r.undoCreate(ctx, m, token)...)
 		}
 	}
@@ -78,13 +80,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
-		// Terraform was interrupted or is gone while the engine finished:
-		// a terraform that was killed can no longer record the sandbox,
-		// so it is removed rather than left outside every state.
-		diags.AddError("Sandbox creation interrupted", fmt.Sprintf(
-			"Terraform was interrupted while container %s was being created on %s, so "+
-				"the container was removed rather than left unrecorded. The next apply creates the sandbox again.",
-			engine.ShortID(id), r.Client.Where()))
+		diags.Append(r.interruptedDiagnostic(id))
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
 	if c.HostConfig != nil {
@@ -92,6 +88,17 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	}
 	m.setObserved(ctx, c, added)
 	return added, diags
+}
+
+// interruptedDiagnostic says that Terraform was interrupted or is gone while
+// the engine finished creating container id: a terraform that was killed
+// can no longer record the sandbox, so it is removed rather than left
+// outside every state.
+func (r *Resource) interruptedDiagnostic(id string) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Sandbox creation interrupted", fmt.Sprintf(
+		"Terraform was interrupted while container %s was being created on %s, so "+
+			"the container was removed rather than left unrecorded. The next apply creates the sandbox again.",
+		engine.ShortID(id), r.Client.Where()))
 }
 
 // pathsOf is the files' paths in the sandbox.
@@ -231,26 +238,6 @@ func (r *Resource) checkFilesSeen(ctx context.Context, id string, m *resourceMod
 				r.Client.Where(), engine.ShortID(id), engine.Brief(err), engine.NextStep(err, r.Client.Where())))}
 	}
 	return m.hiddenThroughSymlinks(ctx, m.filesystemModel, where)
-}
-
-// checkStaysUp waits settleTime after the start of a sandbox that runs the
-// user's command, then checks that its main process is still up and was
-// not restarted meanwhile (stayup.go).
-func (r *Resource) checkStaysUp(ctx context.Context, id string, secrets values.Secrets) diag.Diagnostics {
-	select {
-	case <-ctx.Done():
-		return nil // the create's own checks report it
-	case <-time.After(settleTime):
-	}
-	c, err := r.Client.InspectContainer(ctx, id)
-	if err != nil {
-		return diag.Diagnostics{r.readFailed(id, err)}
-	}
-	if engine.IsRunning(c) && engine.Restarts(c) == 0 {
-		return nil
-	}
-	log, _ := r.Client.LastLogLines(ctx, id, 10)
-	return diag.Diagnostics{doesNotStayUpDiagnostic(c, log, secrets)}
 }
 
 // undoCreate removes what a failed create with token may have left, within

@@ -49,7 +49,7 @@ func (r *legacyResourceV0) Create(ctx context.Context, req resource.CreateReques
 	// Versions before v1 never ran on engines with defaults of their own
 	// (Podman), so recording them changes nothing on Docker and lets the
 	// upgrade tests run on Podman.
-	added, diags := r.create(ctx, &m, nil)
+	added, diags := r.create(ctx, &m, nil, &mainProcess{})
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -94,7 +94,7 @@ func (r *legacyResourceV0) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(r.update(ctx, &m, upgradeFromV0(state), defaults)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(r.update(ctx, &m, upgradeFromV0(state), defaults, &mainProcess{}, nil)...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, downgradeToV0(m))...)

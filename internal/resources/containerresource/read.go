@@ -31,7 +31,16 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defau
 	if err != nil {
 		return false, append(diags, r.readFailed(m.ID.ValueString(), err))
 	}
-	looping := engine.Restarting(c)
+	looping, exitedAtStart := engine.Restarting(c), false
+	switch {
+	case looping:
+	case seen.Unsettled:
+		c, exitedAtStart = r.settle(ctx, m.ID.ValueString(), c, *seen)
+	case seen.ExitedAtStart:
+		// Still the start that exited (a refresh-only apply recorded it).
+		exitedAtStart = !engine.IsRunning(c) && c.State != nil && c.State.StartedAt == seen.StartedAt
+	}
+	looping = looping || exitedAtStart
 	if !looping && engine.Restarts(c) > seen.Restarts && ctx.Err() == nil {
 		time.Sleep(settleTime)
 		again, err := r.Client.InspectContainer(ctx, m.ID.ValueString())
@@ -41,6 +50,9 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defau
 		}
 	}
 	*seen = observedMainProcess(c, looping)
+	if exitedAtStart {
+		seen.ExitedAtStart, seen.StartedAt = true, c.State.StartedAt
+	}
 	m.setObserved(ctx, c, d)
 	if looping {
 		m.Running = types.BoolValue(false)

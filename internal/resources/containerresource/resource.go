@@ -91,7 +91,8 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	added, diags := r.create(ctx, &plan, secretEnv)
+	var seen mainProcess
+	added, diags := r.create(ctx, &plan, secretEnv, &seen)
 	resp.Diagnostics.Append(diags...)
 	_, pending := pendingToken(plan.ID)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -114,7 +115,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	// it, and the next apply replaces what the cut-off create left.
 	plan.settleUnknowns()
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
-	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, mainProcess{})...)
+	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(plan.ID.ValueString()))...)
 }
@@ -172,7 +173,18 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(r.update(ctx, &plan, state, defaults)...); resp.Diagnostics.HasError() {
+	seen, diags := readMainProcess(ctx, req.Private)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	var secretEnv map[string]string
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("env_wo"), &secretEnv)...)
+	prior := seen
+	diags = r.update(ctx, &plan, state, defaults, &seen, plan.createSecrets(ctx, secretEnv))
+	if seen != prior {
+		resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
+	}
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)

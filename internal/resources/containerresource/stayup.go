@@ -42,6 +42,13 @@ type mainProcess struct {
 	Restarts int  `json:"restarts"`
 	Looping  bool `json:"looping,omitempty"`
 	ExitCode int  `json:"exit_code,omitempty"`
+	// Unsettled says that the start recorded at StartedAt did not wait
+	// to see the command stay up (settle.go); ExitedAtStart, with
+	// Looping, that the next refresh found it had exited within
+	// settleTime.
+	Unsettled     bool   `json:"unsettled,omitempty"`
+	StartedAt     string `json:"started_at,omitempty"`
+	ExitedAtStart bool   `json:"exited_at_start,omitempty"`
 }
 
 // loops reports whether two looks at a sandbox, settleTime apart, show its
@@ -90,6 +97,13 @@ func planLoopingReplacement(ctx context.Context, req resource.ModifyPlanRequest,
 		return
 	}
 	resp.RequiresReplace.Append(path.Root("running"))
+	if seen.ExitedAtStart {
+		resp.Diagnostics.AddAttributeWarning(path.Root("running"), "Sandbox does not stay up", fmt.Sprintf(
+			"The sandbox's main process exited with code %d within %s of its start by the last apply. Apply "+
+				"replaces it; a sandbox must keep running: leave entrypoint and command unset for the keep-alive, "+
+				"or give a command that does not exit.", seen.ExitCode, settleTime))
+		return
+	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("running"), "Sandbox keeps exiting", fmt.Sprintf(
 		"The sandbox's main process exits (last exit code %d) and the engine restarts it in a loop (%d restarts "+
 			"so far), so the sandbox does not stay up. Apply replaces it; if its command exits by itself, the "+
@@ -99,7 +113,7 @@ func planLoopingReplacement(ctx context.Context, req resource.ModifyPlanRequest,
 // doesNotStayUpDiagnostic says that a created sandbox's main process did
 // not stay up, with its exit code and the end of its log (secrets
 // redacted; log is empty when it could not be read).
-func doesNotStayUpDiagnostic(c engine.Sandbox, log string, secrets values.Secrets) diag.Diagnostic {
+func doesNotStayUpDiagnostic(c engine.Sandbox, log string, secrets values.Secrets, removed bool) diag.Diagnostic {
 	what := fmt.Sprintf("The main process of container %s does not stay up", engine.ShortID(c.ID))
 	if c.State != nil {
 		switch {
@@ -118,9 +132,13 @@ func doesNotStayUpDiagnostic(c engine.Sandbox, log string, secrets values.Secret
 	if log != "" {
 		end = "\n\nEnd of its log:\n" + log
 	}
+	left := "The container was removed."
+	if !removed {
+		left = "The container was left as it is: the next apply replaces it."
+	}
 	return diag.NewErrorDiagnostic("Sandbox does not stay up", secrets.Redact(what+". A sandbox must keep "+
 		"running: leave entrypoint and command unset for the keep-alive, or give a command that does not exit. "+
-		"The container was removed."+end))
+		left+end))
 }
 
 // createSecrets are the values a create's messages must not show: env's

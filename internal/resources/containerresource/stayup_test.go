@@ -2,6 +2,7 @@ package containerresource_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,67 @@ func TestAccContainer_crashLoopIsDrift(t *testing.T) {
 	}
 	if err := acctest.OnlyLoopbackInside(context.Background(), t, second.ID); err != nil {
 		t.Error(err)
+	}
+}
+
+// Sandboxes made together do not each hold one of Terraform's parallel
+// operations asleep for the second that shows a command stays up: a
+// command that exits within it is caught at apply when its sandbox starts
+// alone, and otherwise by the next plan, which replaces it and says why.
+// Either way, every such sandbox is planned anew.
+func TestAccContainer_exitingCommandAmongManyIsCaught(t *testing.T) {
+	name := acctest.Name(t)
+	tf := acctest.NewCLI(t, fmt.Sprintf(`
+resource "sandbox_container" "test" {
+  count        = 3
+  name         = "%s-${count.index}"
+  image        = %q
+  network_mode = "none"
+  restart      = "no"
+  command      = ["sh", "-c", "sleep 0.6; exit 3"]
+}
+`, name, acctest.TestImage))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	applied, _ := tf.Start("apply", "-auto-approve").Wait(2 * time.Minute)
+	time.Sleep(time.Second)
+	plan := acctest.Flatten(tf.Run("plan"))
+	said := acctest.Flatten(applied) + plan
+	if !strings.Contains(plan, "Plan: 3 to add") {
+		t.Errorf("the plan after sandboxes whose command exits within a second does not make all three anew:\n%s\n%s",
+			applied, plan)
+	}
+	if !strings.Contains(said, "Sandbox does not stay up") || !strings.Contains(said, "exit") {
+		t.Errorf("neither the apply nor the plan says that the command does not stay up:\n%s\n%s", applied, plan)
+	}
+	if strings.Contains(applied, "checked again at the next refresh") &&
+		!strings.Contains(plan, "exited with code 3 within 1s of its start by the last apply") {
+		t.Errorf("the plan does not finish the check the apply left to it:\n%s", plan)
+	}
+}
+
+// A sandbox woken by an apply whose command exits at once fails that apply,
+// saying so with the exit code, and the next plan replaces it.
+func TestAccContainer_exitingCommandFailsWake(t *testing.T) {
+	name := acctest.Name(t)
+	config := func(running bool) string {
+		return acctest.Config(name, fmt.Sprintf(`
+  network_mode = "none"
+  restart      = "no"
+  running      = %v
+  command      = ["sh", "-c", "echo bye; exit 4"]
+`, running))
+	}
+	tf := acctest.NewCLI(t, config(false))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+	tf.SetConfig(config(true))
+	out, err := tf.Start("apply", "-auto-approve").Wait(2 * time.Minute)
+	flat := acctest.Flatten(out)
+	if err == nil || !strings.Contains(flat, "exited with code 4") || !strings.Contains(flat, "the next apply replaces it") {
+		t.Fatalf("waking a sandbox whose command exits did not fail, saying so (%v):\n%s", err, out)
+	}
+	if plan := acctest.Flatten(tf.Run("plan")); !strings.Contains(plan, "must be replaced") ||
+		!strings.Contains(plan, "Sandbox does not stay up") {
+		t.Errorf("the plan after a failed wake does not replace the sandbox, saying why:\n%s", plan)
 	}
 }

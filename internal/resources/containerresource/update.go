@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // The engine work behind Update: what can change in place (the name, the
@@ -17,7 +18,8 @@ import (
 
 // update renames the container, applies changed limits and restart policy,
 // and starts, unpauses or stops it, then checks what the engine shows.
-func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel, d engine.Defaults) diag.Diagnostics {
+func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel, d engine.Defaults, seen *mainProcess,
+	secrets values.Secrets) diag.Diagnostics {
 	id := state.ID.ValueString()
 	if name := plan.Name.ValueString(); !plan.Name.IsUnknown() && name != state.Name.ValueString() {
 		if diags := r.rename(ctx, id, name); diags.HasError() {
@@ -28,7 +30,7 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 	if diags.Append(r.applyRestart(ctx, id, plan.restartModel, state.restartModel)...); diags.HasError() {
 		return diags
 	}
-	if diags.Append(r.applyRunState(ctx, id, *plan)...); diags.HasError() {
+	if diags.Append(r.applyRunState(ctx, id, *plan, seen, secrets)...); diags.HasError() {
 		return diags
 	}
 	c, observeDiags := r.observe(ctx, id, *plan)
@@ -109,8 +111,11 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 // A start or an unpause waits, as a create's start does, until no snapshot
 // of this apply reads a volume the sandbox writes to: one may hold it
 // paused for its read right now.
-func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel) diag.Diagnostics {
+func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel, seen *mainProcess,
+	secrets values.Secrets) diag.Diagnostics {
 	var diags diag.Diagnostics
+	window := openStartWindow()
+	defer window.close()
 	if plan.Running.ValueBool() {
 		var spec engine.ContainerSpec
 		diags.Append(plan.mountsModel.applyTo(&spec)...)
@@ -135,15 +140,22 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 			return diags
 		}
 	}
+	woke := false
 	switch want, running := plan.Running.ValueBool(), c.State.Running; {
 	case want && !running:
-		err = r.Client.StartContainer(ctx, id)
+		err, woke = r.Client.StartContainer(ctx, id), true
 	case !want && running:
 		err = r.Client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
 	}
 	if err != nil {
 		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
 			"Starting or stopping container %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
+		return diags
+	}
+	if woke && !plan.runsKeepAlive() {
+		var stayDiags diag.Diagnostics
+		*seen, stayDiags = r.checkStaysUp(ctx, id, window, secrets, true)
+		diags.Append(stayDiags...)
 	}
 	return diags
 }
