@@ -226,7 +226,7 @@ for n in $counts; do
     echo "== N=$n round $round/$rounds: provider, sandboxes that run a command of their own"
     where=command tf apply "$n" apply -auto-approve -var "command=$command"
     where=command tf plan "$n" plan -detailed-exitcode -var "command=$command"
-    where=command tf sleep "$n" apply -auto-approve -var "command=$command" -var running=false
+    where=command tf sleep "$n" apply -auto-approve -var "command=$command" -var state=stopped
     where=command tf wake "$n" apply -auto-approve -var "command=$command"
     where=command tf destroy "$n" destroy -auto-approve -var "command=$command"
 
@@ -352,7 +352,7 @@ awk -F'\t' "$median_awk"'
 echo
 echo "Sandboxes that run a command of their own ($command) beside those that run the keep-alive, medians"
 echo "of $rounds interleaved rounds: the apply that makes them, a plan, an apply that stops them"
-echo "(running = false: sleep) and one that starts them again (wake), and the destroy."
+echo "(state = \"stopped\": sleep) and one that starts them again (wake), and the destroy."
 echo
 awk -F'\t' "$median_awk"'
   $2 == "provider" || $2 == "command" { secs[$2, $1, $3] = secs[$2, $1, $3] " " $4; if (!($1 in seen)) { seen[$1] = 1; ns[++k] = $1 } }

@@ -16,15 +16,15 @@ variable "image" {
 }
 
 # The command rows (bench/run.sh): a command of the sandboxes' own, and
-# whether they run (asleep, then woken).
+# their state (asleep, then woken).
 variable "command" {
   type    = list(string)
   default = null
 }
 
-variable "running" {
-  type    = bool
-  default = true
+variable "state" {
+  type    = string
+  default = "running"
 }
 
 resource "sandbox_container" "bench" {
@@ -33,5 +33,5 @@ resource "sandbox_container" "bench" {
   image        = var.image
   network_mode = "none"
   command      = var.command
-  running      = var.running
+  state        = var.state
 }

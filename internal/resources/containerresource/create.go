@@ -13,6 +13,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/planned"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // The engine work behind Create. Whatever a failed create leaves is removed
@@ -57,15 +58,9 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	if diags.Append(r.checkFilesSeen(ctx, id, m, paths)...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
-	if diags.Append(r.writeAndStart(ctx, id, files, m.Running.ValueBool(), writableVolumes(spec))...); diags.HasError() {
+	started := r.startAsPlanned(ctx, id, files, *m, writableVolumes(spec), window, m.createSecrets(ctx, secretEnv), seen)
+	if diags.Append(started...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
-	}
-	if m.Running.ValueBool() && !m.runsKeepAlive() {
-		var stayDiags diag.Diagnostics
-		*seen, stayDiags = r.checkStaysUp(ctx, id, window, m.createSecrets(ctx, secretEnv), false)
-		if diags.Append(stayDiags...); diags.HasError() {
-			return added, append(diags, r.undoCreate(ctx, m, token)...)
-		}
 	}
 	c, observeDiags := r.observe(ctx, id, *m)
 	// Then what the engine was asked at create and may have ignored; an
@@ -169,6 +164,29 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 	}
 	return "", true, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot create sandbox", fmt.Sprintf(
 		"Creating the container on %s failed: %s. %s", r.Client.Where(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))}
+}
+
+// startAsPlanned writes the files into the created container, starts it
+// unless it is to stay stopped, checks that its command stays up, and
+// pauses it when it is to be paused.
+func (r *Resource) startAsPlanned(ctx context.Context, id string, files []engine.File, m resourceModel, volumes []string,
+	w startWindow, secrets values.Secrets, seen *mainProcess) diag.Diagnostics {
+	want := m.wants()
+	diags := r.writeAndStart(ctx, id, files, want != stateStopped, volumes)
+	if diags.HasError() || want == stateStopped {
+		return diags
+	}
+	if !m.runsKeepAlive() {
+		var stayDiags diag.Diagnostics
+		*seen, stayDiags = r.checkStaysUp(ctx, id, w, secrets, false)
+		if diags.Append(stayDiags...); diags.HasError() {
+			return diags
+		}
+	}
+	if want == statePaused {
+		diags.Append(r.pause(ctx, id)...)
+	}
+	return diags
 }
 
 // writeAndStart writes the files into the created container and starts it

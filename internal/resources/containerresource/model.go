@@ -26,20 +26,19 @@ var keepAliveText = strings.Join(keepAlive, " ")
 // attributes, then one embedded model per attribute group, each defined in
 // the group's own file.
 type resourceModel struct {
-	ID          types.String `tfsdk:"id"`
-	Name        types.String `tfsdk:"name"`
-	Image       types.String `tfsdk:"image"`
-	Entrypoint  types.List   `tfsdk:"entrypoint"`
-	Command     types.List   `tfsdk:"command"`
-	Env         types.Map    `tfsdk:"env"`
-	Labels      types.Map    `tfsdk:"labels"`
-	WorkingDir  types.String `tfsdk:"working_dir"`
-	User        types.String `tfsdk:"user"`
-	Init        types.Bool   `tfsdk:"init"`
-	Running     types.Bool   `tfsdk:"running"`
-	StopTimeout types.Int64  `tfsdk:"stop_timeout"`
-	ImageID     types.String `tfsdk:"image_id"`
+	ID         types.String `tfsdk:"id"`
+	Name       types.String `tfsdk:"name"`
+	Image      types.String `tfsdk:"image"`
+	Entrypoint types.List   `tfsdk:"entrypoint"`
+	Command    types.List   `tfsdk:"command"`
+	Env        types.Map    `tfsdk:"env"`
+	Labels     types.Map    `tfsdk:"labels"`
+	WorkingDir types.String `tfsdk:"working_dir"`
+	User       types.String `tfsdk:"user"`
+	Init       types.Bool   `tfsdk:"init"`
+	ImageID    types.String `tfsdk:"image_id"`
 
+	runStateModel
 	networkModel
 	capabilitiesModel
 	privilegesModel
@@ -121,7 +120,7 @@ func (m resourceModel) runsKeepAlive() bool {
 func (m *resourceModel) setObserved(ctx context.Context, c engine.Sandbox, d engine.Defaults) {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(strings.TrimPrefix(c.Name, "/"))
-	m.Running = types.BoolValue(engine.IsRunning(c))
+	m.runStateModel.observe(c)
 	m.ImageID = types.StringValue(c.Image)
 	m.observeNetworks(c)
 	if c.HostConfig == nil {

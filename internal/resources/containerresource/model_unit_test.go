@@ -20,18 +20,18 @@ import (
 // else configured.
 func coreModel() resourceModel {
 	m := resourceModel{
-		Name:        types.StringValue("s1"),
-		Image:       types.StringValue("img"),
-		Entrypoint:  types.ListNull(types.StringType),
-		Command:     types.ListNull(types.StringType),
-		Env:         types.MapNull(types.StringType),
-		Labels:      types.MapNull(types.StringType),
-		WorkingDir:  types.StringNull(),
-		User:        types.StringNull(),
-		Init:        types.BoolValue(true),
-		Running:     types.BoolValue(true),
-		StopTimeout: types.Int64Value(defaultStopTimeout),
+		Name:       types.StringValue("s1"),
+		Image:      types.StringValue("img"),
+		Entrypoint: types.ListNull(types.StringType),
+		Command:    types.ListNull(types.StringType),
+		Env:        types.MapNull(types.StringType),
+		Labels:     types.MapNull(types.StringType),
+		WorkingDir: types.StringNull(),
+		User:       types.StringNull(),
+		Init:       types.BoolValue(true),
 	}
+	m.setState(stateRunning)
+	m.StopTimeout = types.Int64Value(defaultStopTimeout)
 	m.NetworkMode = types.StringValue("none")
 	m.setGroupsNull()
 	return m

@@ -151,7 +151,7 @@ func (n *networkModel) importNetwork(c engine.Sandbox) {
 // until it starts), and a value kept from the state would then be an
 // inconsistent result.
 func planNetworks(ctx context.Context, plan, state map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
-	if state == nil || plan["running"].Equal(state["running"]) {
+	if state == nil || plan["state"].Equal(state["state"]) {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("networks"), types.SetUnknown(types.StringType))...)

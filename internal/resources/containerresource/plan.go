@@ -41,6 +41,7 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 		return
 	}
 	r.checkAgainstEngine(plan, facts, resp)
+	r.refusePause(plan, facts, resp)
 	refuseUnenforcedLimits(plan, facts.Enforces, r.Client.Endpoint(), resp)
 	if state == nil {
 		warnUserNamespaces(plan["security_opts"], facts.Seccomp, r.Client.Endpoint(), resp)

@@ -2,9 +2,11 @@ package containerresource
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -55,7 +57,7 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defau
 	}
 	m.setObserved(ctx, c, d)
 	if looping {
-		m.Running = types.BoolValue(false)
+		m.setState(stateStopped)
 	}
 	return true, m.refreshIsolation(c, m.Name.ValueString())
 }
@@ -81,7 +83,7 @@ func (r *Resource) resolvePending(ctx context.Context, m *resourceModel) (bool, 
 
 // observe inspects the container and checks that the engine shows what the
 // configuration asks for: no network when network_mode is "none", and a
-// running container when running is true.
+// running or paused container when state says so.
 func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (engine.Sandbox, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	c, err := r.Client.InspectContainer(ctx, id)
@@ -91,8 +93,13 @@ func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (
 	if diags.Append(want.checkIsolated(c)...); diags.HasError() {
 		return c, diags
 	}
-	if want.Running.ValueBool() && !engine.IsRunning(c) {
+	switch state := want.wants(); {
+	case state == stateRunning && !engine.IsRunning(c):
 		diags.Append(notRunningDiagnostic(r.Client, c))
+	case state == statePaused && observedState(c) != statePaused:
+		diags.AddAttributeError(path.Root("state"), "Sandbox is not paused", fmt.Sprintf(
+			"Container %s on %s was paused but the engine shows it %q. Apply again, or use state = \"stopped\" "+
+				"to put it to sleep.", engine.ShortID(c.ID), r.Client.Where(), observedState(c)))
 	}
 	return c, diags
 }

@@ -266,7 +266,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan, state map[string]tftypes.Value
+	var plan, state, config map[string]tftypes.Value
+	if err := req.Config.Raw.As(&config); err != nil {
+		resp.Diagnostics.AddError("Cannot read the configuration", err.Error()+". This is a bug in the provider: please report it.")
+		return
+	}
 	if err := req.Plan.Raw.As(&plan); err != nil {
 		resp.Diagnostics.AddError("Cannot read the plan", err.Error()+". This is a bug in the provider: please report it.")
 		return
@@ -277,6 +281,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
+	planRunState(ctx, config, plan, resp)
 	planNetworks(ctx, plan, state, resp)
 	if r.Client != nil {
 		planGuard(plan, state, r.RequireIsolation, r.Client, resp)
@@ -285,7 +290,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if r.Client != nil {
 		warnUnwritable(plan, r.Client.Endpoint(), resp)
 	}
-	planLoopingReplacement(ctx, req, resp, values.RawBool(plan["running"]))
+	planLoopingReplacement(ctx, req, resp, values.RawString(plan["state"]) != stateStopped)
 	if plan["files"].IsNull() && (state == nil || state["files"].IsNull()) {
 		if !plan["files_sha256"].IsNull() {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("files_sha256"), types.MapNull(types.StringType))...)

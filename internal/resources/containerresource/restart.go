@@ -12,7 +12,7 @@ import (
 
 // defaultRestart brings sandboxes back after the engine restarts (a host
 // reboot, an engine upgrade) without bringing back one that was stopped on
-// purpose (running = false, or docker stop).
+// purpose (state = "stopped", or docker stop).
 const defaultRestart = "unless-stopped"
 
 // restartPolicies are the engine's restart policies.
@@ -30,7 +30,7 @@ func restartAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "What the engine does when the sandbox's process exits or the engine restarts: " +
 				"`" + joinCode(restartPolicies) + "`. Defaults to `" + defaultRestart + "`: a sandbox comes back by " +
 				"itself after an engine restart or a host reboot, and one that was stopped on purpose " +
-				"(`running = false`) stays stopped. `docker run` defaults to `no`. Changing it is applied to " +
+				"(`state = \"stopped\"`) stays stopped. `docker run` defaults to `no`. Changing it is applied to " +
 				"the sandbox in place (on Podman, whose Docker-compatible API cannot, it replaces the sandbox).",
 			Optional:   true,
 			Computed:   true,

@@ -53,8 +53,12 @@ func plannedSandbox(plan, state map[string]tftypes.Value) engine.PlannedSandbox 
 			p.Set[attr] = true
 		}
 	}
-	if running, ok := plan["running"]; ok && running.IsKnown() && !values.RawBool(running) && state == nil {
+	switch want := plan["state"]; {
+	case !want.IsKnown():
+	case values.RawString(want) == stateStopped && state == nil:
 		p.Stopped = true
+	case values.RawString(want) == statePaused:
+		p.Paused = true
 	}
 	return p
 }

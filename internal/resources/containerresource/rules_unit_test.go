@@ -21,7 +21,7 @@ func TestPlannedSandboxHoldsOnlyWhatIsKnown(t *testing.T) {
 		"security_opts": rawStrings("no-new-privileges"),
 		"ports":         tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, tftypes.UnknownValue),
 		"shm_size":      tftypes.NewValue(tftypes.Number, nil),
-		"running":       tftypes.NewValue(tftypes.Bool, false),
+		"state":         tftypes.NewValue(tftypes.String, stateStopped),
 		"mounts": tftypes.NewValue(tftypes.Map{ElementType: mountType}, map[string]tftypes.Value{
 			"/known":   tftypes.NewValue(mountType, map[string]tftypes.Value{"host_path": tftypes.NewValue(tftypes.String, "/srv")}),
 			"/unknown": tftypes.NewValue(mountType, map[string]tftypes.Value{"host_path": unknown}),
@@ -39,10 +39,14 @@ func TestPlannedSandboxHoldsOnlyWhatIsKnown(t *testing.T) {
 		t.Errorf("mounts %+v: want only the known host path", p.Spec.Mounts)
 	}
 	if !p.Stopped {
-		t.Error("a new sandbox with running = false is not planned stopped")
+		t.Error("a new sandbox with state = \"stopped\" is not planned stopped")
 	}
 	if plannedSandbox(plan, plan).Stopped {
 		t.Error("a sandbox that exists is planned as made stopped")
+	}
+	plan["state"] = tftypes.NewValue(tftypes.String, statePaused)
+	if p := plannedSandbox(plan, plan); !p.Paused || p.Stopped {
+		t.Errorf("a sandbox to be kept paused is planned %+v", p)
 	}
 }
 

@@ -10,14 +10,12 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -36,7 +34,6 @@ const schemaVersion = 3
 
 // Defaults of the core attributes, part of the schema and of import.
 const (
-	defaultRunning     = true
 	defaultInit        = true
 	defaultStopTimeout = 10
 )
@@ -65,7 +62,7 @@ func resourceSchema(ctx context.Context) schema.Schema {
 	}
 	for _, group := range []map[string]schema.Attribute{
 		networkAttributes(), capabilityAttributes(), privilegeAttributes(), filesystemAttributes(), mountAttributes(), limitAttributes(), portAttributes(), fileAttributes(),
-		secretAttributes(), timeoutAttributes(ctx), restartAttributes(),
+		secretAttributes(), timeoutAttributes(ctx), restartAttributes(), runStateAttributes(),
 	} {
 		maps.Copy(s.Attributes, group)
 	}
@@ -165,25 +162,6 @@ func coreAttributes() map[string]schema.Attribute { //nolint:funlen // a schema 
 			Computed:      true,
 			Default:       booldefault.StaticBool(defaultInit),
 			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-		},
-		"running": schema.BoolAttribute{
-			MarkdownDescription: "Whether the sandbox should be running. Defaults to `" + fmt.Sprint(defaultRunning) +
-				"`. Refresh records what the engine shows (a paused sandbox is not running), so a sandbox stopped " +
-				"or paused outside Terraform plans an in-place update, and apply starts or unpauses it. Set " +
-				"`false` to keep the container but stop it.",
-			Optional: true,
-			Computed: true,
-			Default:  booldefault.StaticBool(defaultRunning),
-		},
-		"stop_timeout": schema.Int64Attribute{
-			MarkdownDescription: "Seconds the provider waits for the sandbox to exit after SIGTERM before it " +
-				"kills it, when it stops (`running = false`) or destroys it. A sandbox that runs only the " +
-				"keep-alive (no `entrypoint` or `command`) has nothing to shut down and is removed at once on " +
-				"destroy. Defaults to `" + fmt.Sprint(defaultStopTimeout) + "`. Changing it updates the state only.",
-			Optional:   true,
-			Computed:   true,
-			Default:    int64default.StaticInt64(defaultStopTimeout),
-			Validators: []validator.Int64{int64validator.AtLeast(0)},
 		},
 		"image_id": schema.StringAttribute{
 			MarkdownDescription: "Observed: ID of the image the container runs: `image`'s, or with `files` " +

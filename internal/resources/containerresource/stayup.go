@@ -96,15 +96,15 @@ func planLoopingReplacement(ctx context.Context, req resource.ModifyPlanRequest,
 	if resp.Diagnostics.Append(diags...); !seen.Looping {
 		return
 	}
-	resp.RequiresReplace.Append(path.Root("running"))
+	resp.RequiresReplace.Append(path.Root("state"))
 	if seen.ExitedAtStart {
-		resp.Diagnostics.AddAttributeWarning(path.Root("running"), "Sandbox does not stay up", fmt.Sprintf(
+		resp.Diagnostics.AddAttributeWarning(path.Root("state"), "Sandbox does not stay up", fmt.Sprintf(
 			"The sandbox's main process exited with code %d within %s of its start by the last apply. Apply "+
 				"replaces it; a sandbox must keep running: leave entrypoint and command unset for the keep-alive, "+
 				"or give a command that does not exit.", seen.ExitCode, settleTime))
 		return
 	}
-	resp.Diagnostics.AddAttributeWarning(path.Root("running"), "Sandbox keeps exiting", fmt.Sprintf(
+	resp.Diagnostics.AddAttributeWarning(path.Root("state"), "Sandbox keeps exiting", fmt.Sprintf(
 		"The sandbox's main process exits (last exit code %d) and the engine restarts it in a loop (%d restarts "+
 			"so far), so the sandbox does not stay up. Apply replaces it; if its command exits by itself, the "+
 			"create fails with the command's exit code and the end of its log.", seen.ExitCode, seen.Restarts))

@@ -107,16 +107,18 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 	return diags
 }
 
-// applyRunState starts, unpauses or stops the container as the plan asks.
-// A start or an unpause waits, as a create's start does, until no snapshot
-// of this apply reads a volume the sandbox writes to: one may hold it
-// paused for its read right now.
+// applyRunState brings the container to the planned state: it starts,
+// unpauses, pauses or stops it. A start or an unpause waits, as a create's
+// start does, until no snapshot of this apply reads a volume the sandbox
+// writes to: one may hold it paused for its read right now. A start (a
+// wake) is checked as a create's is: its command must stay up.
 func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel, seen *mainProcess,
 	secrets values.Secrets) diag.Diagnostics {
 	var diags diag.Diagnostics
 	window := openStartWindow()
 	defer window.close()
-	if plan.Running.ValueBool() {
+	want := plan.wants()
+	if want != stateStopped {
 		var spec engine.ContainerSpec
 		diags.Append(plan.mountsModel.applyTo(&spec)...)
 		started, err := r.awaitSnapshots(ctx, writableVolumes(spec), "Apply again")
@@ -129,33 +131,64 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	if err != nil {
 		return append(diags, r.readFailed(id, err))
 	}
-	if c.State.Paused {
-		// The engine neither starts nor stops a paused container.
-		unpauser, err := base.Ability[engine.Unpauser](r.Client, "unpausing a sandbox")
-		if err == nil {
-			err = unpauser.UnpauseContainer(ctx, id)
-		}
-		if err != nil {
-			diags.AddError("Cannot unpause sandbox", fmt.Sprintf("Unpausing container %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
-			return diags
-		}
-	}
-	woke := false
-	switch want, running := plan.Running.ValueBool(), c.State.Running; {
-	case want && !running:
-		err, woke = r.Client.StartContainer(ctx, id), true
-	case !want && running:
-		err = r.Client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
-	}
-	if err != nil {
-		diags.AddError("Cannot change whether the sandbox runs", fmt.Sprintf(
-			"Starting or stopping container %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
+	now := observedState(c)
+	if now == want {
 		return diags
 	}
-	if woke && !plan.runsKeepAlive() {
-		var stayDiags diag.Diagnostics
-		*seen, stayDiags = r.checkStaysUp(ctx, id, window, secrets, true)
-		diags.Append(stayDiags...)
+	if now == statePaused {
+		// The engine neither starts nor stops a paused container.
+		if diags.Append(r.unpause(ctx, id)...); diags.HasError() || want == stateRunning {
+			return diags
+		}
+		now = stateRunning
+	}
+	switch {
+	case want == stateStopped && c.State.Running:
+		err = r.Client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
+	case want != stateStopped && now == stateStopped:
+		if err = r.Client.StartContainer(ctx, id); err == nil && !plan.runsKeepAlive() {
+			var stayDiags diag.Diagnostics
+			*seen, stayDiags = r.checkStaysUp(ctx, id, window, secrets, true)
+			if diags.Append(stayDiags...); diags.HasError() {
+				return diags
+			}
+		}
+	}
+	if err != nil {
+		return append(diags, diag.NewAttributeErrorDiagnostic(path.Root("state"), "Cannot change the sandbox's state",
+			fmt.Sprintf("Bringing container %s on %s from %s to %s failed: %v. %s", engine.ShortID(id),
+				r.Client.Where(), now, want, err, engine.NextStep(err, r.Client.Where()))))
+	}
+	if want == statePaused {
+		diags.Append(r.pause(ctx, id)...)
 	}
 	return diags
+}
+
+// pause freezes the container's processes.
+func (r *Resource) pause(ctx context.Context, id string) diag.Diagnostics {
+	pauser, err := base.Ability[engine.Pauser](r.Client, "pausing a sandbox")
+	if err == nil {
+		err = pauser.PauseContainer(ctx, id)
+	}
+	if err != nil {
+		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("state"), "Cannot pause sandbox", fmt.Sprintf(
+			"Pausing container %s on %s failed: %v. %s Use state = \"stopped\" to put it to sleep instead.",
+			engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
+	}
+	return nil
+}
+
+// unpause takes the container out of its pause.
+func (r *Resource) unpause(ctx context.Context, id string) diag.Diagnostics {
+	unpauser, err := base.Ability[engine.Unpauser](r.Client, "unpausing a sandbox")
+	if err == nil {
+		err = unpauser.UnpauseContainer(ctx, id)
+	}
+	if err != nil {
+		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("state"), "Cannot unpause sandbox", fmt.Sprintf(
+			"Unpausing container %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err,
+			engine.NextStep(err, r.Client.Where())))}
+	}
+	return nil
 }

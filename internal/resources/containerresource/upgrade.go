@@ -200,9 +200,13 @@ func upgradeFromV1(old modelV1) resourceModel {
 	m := resourceModel{
 		ID: old.ID, Name: old.Name, Image: old.Image,
 		Entrypoint: old.Entrypoint, Command: old.Command, Env: old.Env, Labels: old.Labels,
-		WorkingDir: old.WorkingDir, User: old.User, Init: old.Init, Running: old.Running,
-		StopTimeout: old.StopTimeout, ImageID: old.ImageID,
+		WorkingDir: old.WorkingDir, User: old.User, Init: old.Init, ImageID: old.ImageID,
 		networkModel: networkModel{NetworkMode: old.NetworkMode, Networks: old.Networks},
+	}
+	m.StopTimeout = old.StopTimeout
+	m.setState(stateRunning)
+	if !old.Running.ValueBool() {
+		m.setState(stateStopped)
 	}
 	m.setGroupsNull()
 	m.NoNewPrivileges = types.BoolValue(false)
