@@ -50,8 +50,8 @@ func runStateAttributes() map[string]schema.Attribute {
 				"on cgroup v1; refused at plan where it cannot). Refresh records what the engine shows, so a " +
 				"sandbox stopped, paused or started outside Terraform plans an in-place update back to this " +
 				"value. Changing it is applied in place. Isolation is checked in every state: a sandbox asleep " +
-				"whose isolation was weakened is replaced all the same. The sleep, wake and expiry guide has a " +
-				"table of what each state keeps on each backend.",
+				"whose isolation was weakened is replaced all the same. On a Kubernetes cluster only `running` " +
+				"is possible (refused at plan otherwise).",
 			Optional:   true,
 			Computed:   true,
 			Validators: []validator.String{stringvalidator.OneOf(states...)},
