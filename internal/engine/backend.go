@@ -101,6 +101,17 @@ type Pauser interface {
 	Unpauser
 }
 
+// Sleeper puts a sandbox to sleep and wakes it where a stopped sandbox is
+// not kept (a cluster: a pod cannot be stopped). Asleep, it has no
+// process and holds none of its host's CPU or memory, and keeps its
+// identity (its ID), its workspace and what isolates it; InspectContainer
+// shows it with StatusAsleep. Wake makes it again from spec, under the
+// same isolation; the caller then waits for it (StartContainer).
+type Sleeper interface {
+	SleepContainer(ctx context.Context, id string, graceSeconds int) error
+	WakeContainer(ctx context.Context, id string, spec ContainerSpec) error
+}
+
 // IsolatingAll is a backend that gives every sandbox no network whatever
 // its network_mode says (a cluster: its RuntimeClass and a deny-all
 // NetworkPolicy), where an unset network_mode means "none": the plan says

@@ -182,6 +182,17 @@ func IsRunning(c Sandbox) bool {
 	return c.State != nil && c.State.Running && !c.State.Paused && !Restarting(c)
 }
 
+// StatusAsleep is the status of a sandbox asleep where a sleep leaves no
+// container (a cluster: no pod, engine.Sleeper): only its Network and, in
+// Config, its labels are known.
+const StatusAsleep = "asleep"
+
+// IsAsleep reports whether the backend shows the sandbox asleep with no
+// container.
+func IsAsleep(c Sandbox) bool {
+	return c.State != nil && c.State.Status == StatusAsleep
+}
+
 // ulimitName is a ulimit's name as Docker spells it: Podman reports
 // RLIMIT_NOFILE for what Docker calls nofile.
 func ulimitName(name string) string {

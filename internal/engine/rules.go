@@ -75,10 +75,8 @@ type PlannedSandbox struct {
 	Unknown map[string]bool
 	// FilesBytes is the size of the sandbox's files.
 	FilesBytes int
-	// Stopped is a sandbox to be made and not started (state =
-	// "stopped"); Paused, one to be made or kept frozen (state =
-	// "paused").
-	Stopped, Paused bool
+	// Paused is a sandbox to be made or kept frozen (state = "paused").
+	Paused bool
 }
 
 // Attributes names the attributes a configuration sets, to a value known

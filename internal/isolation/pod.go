@@ -28,6 +28,10 @@ type Pod struct {
 	// Policy is what the provider's deny-all NetworkPolicy for the pod
 	// shows, the second layer of its isolation.
 	Policy PolicyState
+	// Asleep is a sandbox with no pod (state = "stopped"): what remains
+	// of it is its policy, which a wake's pod, made in IsolatedClass,
+	// falls under.
+	Asleep bool
 }
 
 // PolicyState is what became of the deny-all NetworkPolicy the provider
@@ -59,8 +63,10 @@ const (
 // assessPod is the isolation verdict for a sandbox's pod: isolated
 // only when it does not share the node's network, runs in the isolated
 // RuntimeClass, is attached to no other network, shares none of the
-// node's namespaces, and its deny-all policy is intact. Missing data is
-// never isolated.
+// node's namespaces, and its deny-all policy is intact. A sandbox asleep
+// has no pod: it is judged on its policy, and on the provider knowing an
+// isolated RuntimeClass for the pod a wake makes. Missing data is never
+// isolated.
 func assessPod(p Pod) Verdict {
 	extra := append([]string(nil), p.ExtraNetworks...)
 	sort.Strings(extra)
@@ -71,7 +77,7 @@ func assessPod(p Pod) Verdict {
 	case p.IsolatedClass == "":
 		return Verdict{Mode: PodModeNetwork, Networks: append([]string{PodModeNetwork}, extra...),
 			Reason: "the provider knows no RuntimeClass whose pods have no network"}
-	case p.RuntimeClass != p.IsolatedClass:
+	case !p.Asleep && p.RuntimeClass != p.IsolatedClass:
 		mode := fmt.Sprintf("%s (%s)", PodModeNetwork, runtimeClassBrief(p.RuntimeClass))
 		return Verdict{Mode: mode, Networks: append([]string{PodModeNetwork}, extra...),
 			Reason: fmt.Sprintf("the pod runs in %s, not in RuntimeClass %q, whose pods have no network",

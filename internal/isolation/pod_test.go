@@ -17,6 +17,14 @@ func TestAssessPod(t *testing.T) {
 		reason   string
 	}{
 		{"isolated", func(p Pod) Pod { return p }, true, NoneMode, []string{NoneMode}, ""},
+		{"asleep with its policy", func(p Pod) Pod { p.Asleep, p.RuntimeClass = true, ""; return p }, true, NoneMode,
+			[]string{NoneMode}, ""},
+		{"asleep without its policy", func(p Pod) Pod { p.Asleep, p.RuntimeClass, p.Policy = true, "", PolicyMissing; return p },
+			false, PodModeNoPolicy, []string{NoneMode}, "NetworkPolicy the provider made for the pod is gone"},
+		{"asleep with a loosened policy", func(p Pod) Pod { p.Asleep, p.Policy = true, PolicyLoosened; return p },
+			false, PodModeLoosePolicy, []string{NoneMode}, "was changed"},
+		{"asleep with no isolated class known", func(p Pod) Pod { p.Asleep, p.RuntimeClass, p.IsolatedClass = true, "", ""; return p },
+			false, PodModeNetwork, []string{PodModeNetwork}, "knows no RuntimeClass"},
 		{"host network", func(p Pod) Pod { p.HostNetwork = true; return p }, false, PodModeHost,
 			[]string{PodModeHost}, "hostNetwork: true"},
 		{"host network wins over the class", func(p Pod) Pod { p.HostNetwork, p.ExtraNetworks = true, []string{"b"}; return p },

@@ -30,7 +30,7 @@ func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) en
 	status := containerStatus(pod, spec.Name)
 	return engine.Sandbox{
 		Container: engine.Container{
-			ID: podID(pod), Name: pod.Name, Created: pod.CreationTimestamp.UTC().Format(time.RFC3339Nano),
+			ID: sandboxID(pod), Name: pod.Name, Created: pod.CreationTimestamp.UTC().Format(time.RFC3339Nano),
 			Image: imageID(spec, status), State: containerState(pod, status), RestartCount: int(status.RestartCount),
 			HostConfig: c.hostConfig(pod, spec),
 			Mounts:     workspacesOf(pod, spec),
@@ -42,7 +42,7 @@ func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) en
 		Network: isolation.Observed{Pod: &isolation.Pod{
 			HostNetwork: pod.Spec.HostNetwork, HostPID: pod.Spec.HostPID, HostIPC: pod.Spec.HostIPC,
 			RuntimeClass: deref(pod.Spec.RuntimeClassName), IsolatedClass: c.class,
-			ExtraNetworks: extraNetworks(pod), Policy: policyState(pod, policy),
+			ExtraNetworks: extraNetworks(pod), Policy: policyState(pod.Labels[engine.LabelCreateToken], policy),
 		}},
 	}
 }
@@ -306,11 +306,10 @@ func extraNetworks(pod *corev1.Pod) []string {
 // policyState is what became of the pod's deny-all NetworkPolicy: it must
 // still select the pod by its create token, cover both directions, and
 // allow nothing.
-func policyState(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) isolation.PolicyState {
+func policyState(token string, policy *networkingv1.NetworkPolicy) isolation.PolicyState {
 	if policy == nil {
 		return isolation.PolicyMissing
 	}
-	token := pod.Labels[engine.LabelCreateToken]
 	sel := policy.Spec.PodSelector
 	selects := token != "" && len(sel.MatchExpressions) == 0 && len(sel.MatchLabels) == 1 &&
 		sel.MatchLabels[engine.LabelCreateToken] == token

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -163,16 +164,37 @@ func (c *Client) getPod(ctx context.Context, idOrName string) (*corev1.Pod, erro
 	err := c.call(ctx, "the request to read a pod", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.core.Get().Namespace(namespace).Resource("pods").Name(name).Do(ctx).Into(pod)
 	})
-	if err == nil && uid != "" && pod.UID != uid {
+	if err == nil && uid != "" && pod.UID != uid && !wokenFrom(pod, uid) {
 		return nil, notFound{fmt.Errorf("pod %s/%s is another pod than the sandbox's (UID %s, not %s)",
 			namespace, name, pod.UID, uid)}
 	}
 	return pod, err
 }
 
-// InspectContainer reads the sandbox's pod and its NetworkPolicy.
+// wokenFrom reports whether the provider made the pod by waking the
+// sandbox whose first pod had the UID uid (sleep.go).
+func wokenFrom(pod *corev1.Pod, uid types.UID) bool {
+	return types.UID(pod.Annotations[annotationSandboxUID]) == uid && madeByProvider(pod)
+}
+
+// sandboxID is the ID of the sandbox whose pod this is: the pod's, or, for
+// a pod a wake made, the one of the sandbox's first pod.
+func sandboxID(pod *corev1.Pod) string {
+	if uid := pod.Annotations[annotationSandboxUID]; uid != "" && madeByProvider(pod) {
+		return pod.Namespace + "/" + pod.Name + "/" + uid
+	}
+	return podID(pod)
+}
+
+// InspectContainer reads the sandbox's pod and its NetworkPolicy, or, with
+// no pod, the sandbox asleep (sleep.go).
 func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Sandbox, error) {
 	pod, err := c.getPod(ctx, idOrName)
+	if engine.IsNotFound(err) {
+		if asleep, asleepErr := c.inspectAsleep(ctx, idOrName); asleepErr == nil {
+			return asleep, nil
+		}
+	}
 	if err != nil {
 		return engine.Sandbox{}, err
 	}
@@ -200,24 +222,44 @@ func (c *Client) policyOf(ctx context.Context, pod *corev1.Pod) (*networkingv1.N
 // StopContainer removes the pod, giving its processes graceSeconds to
 // exit: a pod cannot be stopped and kept.
 func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int) error {
-	return c.removePod(ctx, id, int64(graceSeconds))
+	if err := c.removePod(ctx, id, int64(graceSeconds)); !errors.Is(err, errNoPod) {
+		return err
+	}
+	return nil
 }
 
 // RemoveContainer removes the pod at once (its NetworkPolicy and Secret go
-// with it), and waits until the name is free. A pod that is gone, or is
-// another pod than the sandbox's, counts as removed.
+// with it), and waits until the name is free; a sandbox asleep, its
+// policy and Secrets. A pod that is gone, or is another pod than the
+// sandbox's, counts as removed.
 func (c *Client) RemoveContainer(ctx context.Context, id string) error {
-	return c.removePod(ctx, id, 0)
+	if err := c.removePod(ctx, id, 0); !errors.Is(err, errNoPod) {
+		return err
+	}
+	return c.removeAsleep(ctx, id)
 }
 
+// errNoPod is removePod's answer when the sandbox had no pod to remove.
+var errNoPod = errors.New("the sandbox has no pod")
+
+// removePod removes the sandbox's pod, giving its processes grace seconds,
+// and waits until it is gone; errNoPod when there was none.
 func (c *Client) removePod(ctx context.Context, id string, grace int64) error {
 	namespace, name, uid := c.splitID(id)
 	err := c.call(ctx, "the request to remove a pod", engine.SlowCallTimeout, func(ctx context.Context) error {
 		return c.core.Delete().Namespace(namespace).Resource("pods").Name(name).
 			Body(deleteOptions(uid, grace)).Do(ctx).Error()
 	})
-	if engine.IsNotFound(err) || (engine.IsConflict(err) && uid != "") {
-		return nil // gone, or the precondition failed: another pod has the name
+	if engine.IsConflict(err) && uid != "" {
+		// Another pod has the name, or the pod a wake made.
+		pod, getErr := c.getPod(ctx, id)
+		if getErr != nil || pod.UID == uid {
+			return errNoPod
+		}
+		return c.removePod(ctx, podID(pod), grace)
+	}
+	if engine.IsNotFound(err) {
+		return errNoPod
 	}
 	if err != nil {
 		return err
@@ -293,7 +335,7 @@ func (c *Client) listPods(ctx context.Context, selector string, labels map[strin
 			matches = matches && have[k] == v
 		}
 		if matches {
-			ids = append(ids, podID(pod))
+			ids = append(ids, sandboxID(pod))
 		}
 	}
 	return ids, nil

@@ -48,6 +48,13 @@ func labelsWrittenByProvider(fields []metav1.ManagedFieldsEntry) bool {
 // provider's labels or annotations.
 func (c *Client) ProvenanceOf(ctx context.Context, s engine.Sandbox) (engine.Provenance, error) {
 	pod, err := c.getPod(ctx, s.ID)
+	if engine.IsNotFound(err) && engine.IsAsleep(s) {
+		// Asleep: the policy that stands for it was found as the
+		// provider's (sleep.go).
+		if _, err := c.asleep(ctx, s.ID); err == nil {
+			return engine.MadeByProvider, nil
+		}
+	}
 	switch {
 	case err != nil:
 		return 0, err

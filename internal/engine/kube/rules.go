@@ -75,8 +75,10 @@ func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []e
 		refuse("user", "", "User not allowed on a Kubernetes cluster", fmt.Sprintf("user = %q: a pod names "+
 			"its user by number, as \"UID\" or \"UID:GID\": give the user's number (id -u in the image)", spec.User))
 	}
-	if why := stateRefused(p); why != "" {
-		refuse("state", "", "Not possible on a Kubernetes cluster", why)
+	if p.Paused {
+		refuse("state", "", "Not possible on a Kubernetes cluster", "state = \"paused\": a pod cannot be frozen "+
+			"(no Kubernetes API pauses a pod's processes); use state = \"stopped\" to put it to sleep (its pod "+
+			"goes, its Secret, policy and volumes stay), or a Docker or Podman engine to freeze sandboxes")
 	}
 	for _, opt := range spec.SecurityOpt {
 		if !slices.Contains(securityOpts, opt) {
@@ -131,24 +133,11 @@ func (c *Client) refuseRuntime(ctx context.Context, runtime string) []engine.Ref
 			c.Where())}}
 }
 
-// stateRefused says why a cluster cannot keep a sandbox in the planned
-// state; "" when it can.
-func stateRefused(p engine.PlannedSandbox) string {
-	switch {
-	case p.Stopped:
-		return "state = \"stopped\" (or running = false): a pod cannot be made and kept stopped; leave state unset"
-	case p.Paused:
-		return "state = \"paused\": a pod cannot be frozen (no Kubernetes API pauses a pod's processes); use a " +
-			"Docker or Podman engine to freeze sandboxes"
-	}
-	return ""
-}
-
 // FixedInPlace: a pod's name, restart policy and resources are fixed once
-// it is made, and one that ended (its main process exited under restart =
-// "no") cannot be started again.
+// it is made. Its state is not: a sleep removes the pod and a wake makes it
+// again (sleep.go), which also brings back one that ended.
 func (c *Client) FixedInPlace(context.Context, string) []engine.Fixed {
-	return []engine.Fixed{{Attributes: []string{"name", "running", "state", "restart"}}, {Attributes: engine.LimitAttributes,
+	return []engine.Fixed{{Attributes: []string{"name", "restart"}}, {Attributes: engine.LimitAttributes,
 		Why: fmt.Sprintf("the sandbox runs on %s, where a pod's limits are fixed once it is made", c.Where())}}
 }
 

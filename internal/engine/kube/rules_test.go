@@ -43,7 +43,6 @@ func TestClusterRefusesWhatAPodCannotCarry(t *testing.T) {
 		{"a user by name", engine.PlannedSandbox{Spec: engine.ContainerSpec{User: "agent"}}, []string{"user"}},
 		{"a user with a sign", engine.PlannedSandbox{Spec: engine.ContainerSpec{User: "+1000"}}, []string{"user"}},
 		{"a user by number", engine.PlannedSandbox{Spec: engine.ContainerSpec{User: "1000:1000"}}, nil},
-		{"made stopped", engine.PlannedSandbox{Stopped: true}, []string{"state"}},
 		{"paused", engine.PlannedSandbox{Paused: true}, []string{"state"}},
 		{"security options", engine.PlannedSandbox{Spec: engine.ContainerSpec{
 			SecurityOpt: []string{"no-new-privileges", "apparmor=unconfined"}}}, []string{"security_opts"}},

@@ -159,10 +159,10 @@ func TestObserveWhatWeakensIsolation(t *testing.T) {
 
 func TestPolicyState(t *testing.T) {
 	pod := made(t, hardened())
-	if got := policyState(pod, denyAll(pod, "0123abcd")); got != isolation.PolicyDeniesAll {
+	if got := policyState(pod.Labels[engine.LabelCreateToken], denyAll(pod, "0123abcd")); got != isolation.PolicyDeniesAll {
 		t.Errorf("the provider's policy reads %v", got)
 	}
-	if got := policyState(pod, nil); got != isolation.PolicyMissing {
+	if got := policyState(pod.Labels[engine.LabelCreateToken], nil); got != isolation.PolicyMissing {
 		t.Errorf("no policy reads %v", got)
 	}
 	for name, change := range map[string]func(p *networkingv1.NetworkPolicy){
@@ -176,7 +176,7 @@ func TestPolicyState(t *testing.T) {
 	} {
 		policy := denyAll(pod, "0123abcd")
 		change(policy)
-		if got := policyState(pod, policy); got != isolation.PolicyLoosened {
+		if got := policyState(pod.Labels[engine.LabelCreateToken], policy); got != isolation.PolicyLoosened {
 			t.Errorf("a policy that %s reads %v", name, got)
 		}
 	}

@@ -303,8 +303,6 @@ func TestAccCluster_refused(t *testing.T) {
 		{`  memory = 64
   memory_swap = 128`, "cannot apply memory_swap"},
 		{`  user = "nobody"`, "names its user by number"},
-		{`  running = false`, "cannot be made and kept stopped"},
-		{`  state = "stopped"`, "cannot be made and kept stopped"},
 		{`  state = "paused"`, "cannot be frozen"},
 		{`  security_opts = ["apparmor=docker-default"]`, "carries only no-new-privileges"},
 		{`  tmpfs = { "/tmp" = "size=8m,mode=1777" }`, "takes only size"},

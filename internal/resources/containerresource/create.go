@@ -78,11 +78,31 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		diags.Append(r.interruptedDiagnostic(id))
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
+	if diags.Append(r.sleepMade(ctx, id, *m)...); diags.HasError() {
+		return added, append(diags, r.undoCreate(ctx, m, token)...)
+	}
 	if c.HostConfig != nil {
 		added = engine.AddedDefaults(spec, c.HostConfig)
 	}
+	want := m.wants()
 	m.setObserved(ctx, c, added)
+	m.setState(want)
 	return added, diags
+}
+
+// sleepMade puts a sandbox made on a backend whose sandboxes sleep (a
+// cluster's pod, which runs once made) to sleep when it is to be stopped,
+// once the checks of what the backend made have seen it run.
+func (r *Resource) sleepMade(ctx context.Context, id string, m resourceModel) diag.Diagnostics {
+	if r.sleeper == nil || m.wants() != stateStopped {
+		return nil
+	}
+	if err := r.sleeper.SleepContainer(ctx, id, 0); err != nil {
+		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("state"), "Cannot put the sandbox to sleep",
+			fmt.Sprintf("Sandbox %s was made on %s, but putting it to sleep (state = \"stopped\") failed: %v. %s",
+				engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
+	}
+	return nil
 }
 
 // interruptedDiagnostic says that Terraform was interrupted or is gone while
@@ -172,7 +192,8 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 func (r *Resource) startAsPlanned(ctx context.Context, id string, files []engine.File, m resourceModel, volumes []string,
 	w startWindow, secrets values.Secrets, seen *mainProcess) diag.Diagnostics {
 	want := m.wants()
-	diags := r.writeAndStart(ctx, id, files, want != stateStopped, volumes)
+	// A cluster's pod starts once made, asleep or not (sleepMade).
+	diags := r.writeAndStart(ctx, id, files, want != stateStopped || r.sleeper != nil, volumes)
 	if diags.HasError() || want == stateStopped {
 		return diags
 	}

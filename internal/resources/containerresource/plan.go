@@ -30,7 +30,7 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	if r.Client == nil {
 		return
 	}
-	resp.Diagnostics.Append(base.Refusals(r.Client.RefuseSandbox(ctx, plannedSandbox(plan, state)))...)
+	resp.Diagnostics.Append(base.Refusals(r.Client.RefuseSandbox(ctx, plannedSandbox(plan)))...)
 	facts, err := r.Client.Facts(ctx)
 	r.planHostPaths(ctx, facts, err, resp)
 	if err != nil {

@@ -46,6 +46,9 @@ type Resource struct {
 	// copier writes a sandbox's files into it after create: nil on a
 	// backend that mounts them as it makes the sandbox (a cluster).
 	copier engine.FileCopier
+	// sleeper puts sandboxes to sleep and wakes them where a stopped
+	// sandbox is not kept (a cluster); nil on an engine that stops them.
+	sleeper engine.Sleeper
 }
 
 // Configure takes the provider's engine client, and the abilities of it
@@ -54,6 +57,7 @@ func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest,
 	r.Resource.Configure(ctx, req, resp)
 	r.images, _ = r.Client.(engine.Images)
 	r.copier, _ = r.Client.(engine.FileCopier)
+	r.sleeper, _ = r.Client.(engine.Sleeper)
 }
 
 // Metadata names the resource.
@@ -180,7 +184,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	var secretEnv map[string]string
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("env_wo"), &secretEnv)...)
 	prior := seen
-	diags = r.update(ctx, &plan, state, defaults, &seen, plan.createSecrets(ctx, secretEnv))
+	diags = r.update(ctx, &plan, state, defaults, &seen, secretEnv)
 	if seen != prior {
 		resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
 	}

@@ -24,7 +24,7 @@ import (
 // rules read), the attributes that a rule refuses whatever their value in
 // Set, and in Unknown a runtime known only at apply. Files are asked about
 // once they are counted (planFiles).
-func plannedSandbox(plan, state map[string]tftypes.Value) engine.PlannedSandbox {
+func plannedSandbox(plan map[string]tftypes.Value) engine.PlannedSandbox {
 	p := engine.PlannedSandbox{
 		Spec: engine.ContainerSpec{
 			Name:        values.RawString(plan["name"]),
@@ -53,11 +53,7 @@ func plannedSandbox(plan, state map[string]tftypes.Value) engine.PlannedSandbox 
 			p.Set[attr] = true
 		}
 	}
-	switch want := plan["state"]; {
-	case !want.IsKnown():
-	case values.RawString(want) == stateStopped && state == nil:
-		p.Stopped = true
-	case values.RawString(want) == statePaused:
+	if want := plan["state"]; want.IsKnown() && values.RawString(want) == statePaused {
 		p.Paused = true
 	}
 	return p

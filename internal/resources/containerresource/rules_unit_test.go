@@ -27,7 +27,7 @@ func TestPlannedSandboxHoldsOnlyWhatIsKnown(t *testing.T) {
 			"/unknown": tftypes.NewValue(mountType, map[string]tftypes.Value{"host_path": unknown}),
 		}),
 	}
-	p := plannedSandbox(plan, nil)
+	p := plannedSandbox(plan)
 	if p.Spec.Name != "" || p.Spec.User != "agent" || p.Spec.Runtime != "" ||
 		!slices.Equal(p.Spec.SecurityOpt, []string{"no-new-privileges"}) {
 		t.Errorf("spec %+v", p.Spec)
@@ -38,15 +38,12 @@ func TestPlannedSandboxHoldsOnlyWhatIsKnown(t *testing.T) {
 	if len(p.Spec.Mounts) != 1 || p.Spec.Mounts[0].Target != "/known" || p.Spec.Mounts[0].HostPath != "/srv" {
 		t.Errorf("mounts %+v: want only the known host path", p.Spec.Mounts)
 	}
-	if !p.Stopped {
-		t.Error("a new sandbox with state = \"stopped\" is not planned stopped")
-	}
-	if plannedSandbox(plan, plan).Stopped {
-		t.Error("a sandbox that exists is planned as made stopped")
+	if p.Paused {
+		t.Error("a sandbox to be stopped is planned paused")
 	}
 	plan["state"] = tftypes.NewValue(tftypes.String, statePaused)
-	if p := plannedSandbox(plan, plan); !p.Paused || p.Stopped {
-		t.Errorf("a sandbox to be kept paused is planned %+v", p)
+	if !plannedSandbox(plan).Paused {
+		t.Error("a sandbox to be kept paused is not planned paused")
 	}
 }
 
@@ -64,7 +61,7 @@ func TestPlannedSandboxCarriesGVisorsLimits(t *testing.T) {
 				"soft": tftypes.NewValue(tftypes.Number, 64), "hard": tftypes.NewValue(tftypes.Number, 100)}),
 		}),
 	}
-	p := plannedSandbox(plan, nil)
+	p := plannedSandbox(plan)
 	if !p.Unknown["runtime"] || p.Spec.Limits.Memory != 16*mib || p.Spec.Limits.PidsLimit != 64 ||
 		len(p.Spec.Ulimits) != 1 || p.Spec.Ulimits[0].Hard != 100 {
 		t.Errorf("planned %+v", p)

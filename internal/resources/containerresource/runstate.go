@@ -50,8 +50,10 @@ func runStateAttributes() map[string]schema.Attribute {
 				"on cgroup v1; refused at plan where it cannot). Refresh records what the engine shows, so a " +
 				"sandbox stopped, paused or started outside Terraform plans an in-place update back to this " +
 				"value. Changing it is applied in place. Isolation is checked in every state: a sandbox asleep " +
-				"whose isolation was weakened is replaced all the same. On a Kubernetes cluster only `running` " +
-				"is possible (refused at plan otherwise).",
+				"whose isolation was weakened is replaced all the same. On a Kubernetes cluster, `stopped` deletes " +
+				"the pod (its node's CPU and memory are freed) and keeps its NetworkPolicy, Secret and volumes, and " +
+				"a wake makes the pod again from the configuration (what the pod's own filesystem held is gone: " +
+				"keep work in a `sandbox_volume`); `paused` is refused there.",
 			Optional:   true,
 			Computed:   true,
 			Validators: []validator.String{stringvalidator.OneOf(states...)},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // The engine work behind Update: what can change in place (the name, the
@@ -19,7 +18,7 @@ import (
 // update renames the container, applies changed limits and restart policy,
 // and starts, unpauses or stops it, then checks what the engine shows.
 func (r *Resource) update(ctx context.Context, plan *resourceModel, state resourceModel, d engine.Defaults, seen *mainProcess,
-	secrets values.Secrets) diag.Diagnostics {
+	secretEnv map[string]string) diag.Diagnostics {
 	id := state.ID.ValueString()
 	if name := plan.Name.ValueString(); !plan.Name.IsUnknown() && name != state.Name.ValueString() {
 		if diags := r.rename(ctx, id, name); diags.HasError() {
@@ -30,7 +29,7 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 	if diags.Append(r.applyRestart(ctx, id, plan.restartModel, state.restartModel)...); diags.HasError() {
 		return diags
 	}
-	if diags.Append(r.applyRunState(ctx, id, *plan, seen, secrets)...); diags.HasError() {
+	if diags.Append(r.applyRunState(ctx, id, *plan, seen, secretEnv)...); diags.HasError() {
 		return diags
 	}
 	c, observeDiags := r.observe(ctx, id, *plan)
@@ -113,7 +112,7 @@ func (r *Resource) applyRestart(ctx context.Context, id string, plan, state rest
 // writes to: one may hold it paused for its read right now. A start (a
 // wake) is checked as a create's is: its command must stay up.
 func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceModel, seen *mainProcess,
-	secrets values.Secrets) diag.Diagnostics {
+	secretEnv map[string]string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	window := openStartWindow()
 	defer window.close()
@@ -143,12 +142,17 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 		now = stateRunning
 	}
 	switch {
+	case want == stateStopped && r.sleeper != nil:
+		err = r.sleeper.SleepContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
 	case want == stateStopped && c.State.Running:
 		err = r.Client.StopContainer(ctx, id, int(plan.StopTimeout.ValueInt64()))
 	case want != stateStopped && now == stateStopped:
+		if diags.Append(r.wake(ctx, id, plan, secretEnv)...); diags.HasError() {
+			return diags
+		}
 		if err = r.Client.StartContainer(ctx, id); err == nil && !plan.runsKeepAlive() {
 			var stayDiags diag.Diagnostics
-			*seen, stayDiags = r.checkStaysUp(ctx, id, window, secrets, true)
+			*seen, stayDiags = r.checkStaysUp(ctx, id, window, plan.createSecrets(ctx, secretEnv), true)
 			if diags.Append(stayDiags...); diags.HasError() {
 				return diags
 			}
@@ -161,6 +165,26 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	}
 	if want == statePaused {
 		diags.Append(r.pause(ctx, id)...)
+	}
+	return diags
+}
+
+// wake makes the sandbox again on a backend whose sandboxes sleep (a
+// cluster), from the plan; the caller starts it.
+func (r *Resource) wake(ctx context.Context, id string, plan resourceModel, secretEnv map[string]string) diag.Diagnostics {
+	if r.sleeper == nil {
+		return nil
+	}
+	spec, diags := plan.spec(ctx, secretEnv)
+	files, fileDiags := plan.engineFiles()
+	if diags.Append(fileDiags...); diags.HasError() {
+		return diags
+	}
+	spec.Files = files
+	if err := r.sleeper.WakeContainer(ctx, id, spec); err != nil {
+		diags.AddAttributeError(path.Root("state"), "Cannot wake sandbox", fmt.Sprintf(
+			"Waking sandbox %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err,
+			engine.NextStep(err, r.Client.Where())))
 	}
 	return diags
 }
