@@ -193,6 +193,26 @@ func IsAsleep(c Sandbox) bool {
 	return c.State != nil && c.State.Status == StatusAsleep
 }
 
+// The states a sandbox is in, in sandbox_container.state's words: running;
+// stopped (asleep: no process, exited, made and not started, restarting
+// in a loop, or with no container at all, StatusAsleep); paused (frozen).
+const (
+	StateRunning = "running"
+	StateStopped = "stopped"
+	StatePaused  = "paused"
+)
+
+// StateOf is the state the backend shows c in.
+func StateOf(c Sandbox) string {
+	switch {
+	case c.State != nil && c.State.Paused:
+		return StatePaused
+	case IsRunning(c):
+		return StateRunning
+	}
+	return StateStopped
+}
+
 // ulimitName is a ulimit's name as Docker spells it: Podman reports
 // RLIMIT_NOFILE for what Docker calls nofile.
 func ulimitName(name string) string {

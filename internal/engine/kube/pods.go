@@ -299,16 +299,28 @@ func deleteOptions(uid types.UID, grace int64) *metav1.DeleteOptions {
 	return opts
 }
 
-// ContainersCreatedWith lists the pods the provider made with the create
-// token.
+// ContainersCreatedWith lists the sandboxes the provider made with the
+// create token, awake (their pods) and asleep (sleep.go).
 func (c *Client) ContainersCreatedWith(ctx context.Context, token string) ([]string, error) {
-	return c.listPods(ctx, engine.LabelCreateToken+"="+token, nil, "")
+	return c.listSandboxes(ctx, engine.LabelCreateToken+"="+token, nil, "")
 }
 
-// ManagedContainers lists the pods the provider made that carry every
-// label in labels, with a name that starts with namePrefix.
+// ManagedContainers lists the sandboxes the provider made, awake and
+// asleep, that carry every label in labels, with a name that starts with
+// namePrefix.
 func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error) {
-	return c.listPods(ctx, engine.LabelManagedBy+"="+engine.ManagedByValue, labels, namePrefix)
+	return c.listSandboxes(ctx, engine.LabelManagedBy+"="+engine.ManagedByValue, labels, namePrefix)
+}
+
+// listSandboxes lists the sandboxes awake (listPods) and asleep
+// (listAsleep) as the selector, labels and namePrefix choose them.
+func (c *Client) listSandboxes(ctx context.Context, selector string, labels map[string]string, namePrefix string) ([]string, error) {
+	awake, err := c.listPods(ctx, selector, labels, namePrefix)
+	if err != nil {
+		return nil, err
+	}
+	asleep, err := c.listAsleep(ctx, selector, labels, namePrefix)
+	return append(awake, asleep...), err
 }
 
 // listPods lists the IDs of the pods that the selector selects, that the
@@ -329,12 +341,7 @@ func (c *Client) listPods(ctx context.Context, selector string, labels map[strin
 		if !madeByProvider(pod) || !strings.HasPrefix(pod.Name, namePrefix) || pod.DeletionTimestamp != nil {
 			continue
 		}
-		have := sandboxLabels(pod)
-		matches := true
-		for k, v := range labels {
-			matches = matches && have[k] == v
-		}
-		if matches {
+		if holds(sandboxLabels(pod), labels) {
 			ids = append(ids, sandboxID(pod))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,6 +40,7 @@ const (
 	annotationSandboxUID = engine.LabelPrefix + "sandbox-uid"
 	annotationImageID    = engine.LabelPrefix + "image-id"
 	annotationAsleepAt   = engine.LabelPrefix + "asleep-since"
+	annotationPodName    = engine.LabelPrefix + "pod-name"
 	labelAsleep          = engine.LabelPrefix + "asleep"
 )
 
@@ -85,6 +87,7 @@ func (c *Client) SleepContainer(ctx context.Context, id string, graceSeconds int
 		"annotations": map[string]any{
 			annotationSandboxUID: string(uid), annotationImageID: imageID(sandboxContainer(pod), status),
 			annotationLabels: pod.Annotations[annotationLabels], annotationAsleepAt: time.Now().UTC().Format(time.RFC3339),
+			annotationPodName: pod.Name,
 		},
 	}
 	if err := c.patchMeta(ctx, c.network, "networkpolicies", policy.Name, meta); err != nil {
@@ -255,4 +258,43 @@ func (c *Client) ownSecrets(ctx context.Context, token string, owner metav1.Owne
 		}
 	}
 	return err
+}
+
+// listAsleep lists the IDs of the sandboxes asleep whose policy the
+// selector selects (with the label that marks them asleep), that the
+// provider made, and whose labels hold labels.
+func (c *Client) listAsleep(ctx context.Context, selector string, labels map[string]string, namePrefix string) ([]string, error) {
+	list := &networkingv1.NetworkPolicyList{}
+	err := c.call(ctx, "the request to list network policies", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.network.Get().Namespace(c.namespace).Resource("networkpolicies").
+			VersionedParams(&metav1.ListOptions{LabelSelector: selector + "," + labelAsleep}, c.params).Do(ctx).Into(list)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for i := range list.Items {
+		p := &list.Items[i]
+		name := p.Annotations[annotationPodName]
+		if !labelsWrittenByProvider(p.ManagedFields) || p.DeletionTimestamp != nil || name == "" ||
+			!strings.HasPrefix(name, namePrefix) {
+			continue
+		}
+		var have map[string]string
+		_ = json.Unmarshal([]byte(p.Annotations[annotationLabels]), &have)
+		if holds(have, labels) {
+			ids = append(ids, p.Namespace+"/"+name+"/"+p.Annotations[annotationSandboxUID])
+		}
+	}
+	return ids, nil
+}
+
+// holds reports whether have holds every label of want.
+func holds(have, want map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
 }

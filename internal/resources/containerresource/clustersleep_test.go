@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -104,13 +105,29 @@ resource "sandbox_volume" "work" {
 }
 
 // TestAccCluster_madeAsleep: a sandbox made with state = "stopped" is made,
-// checked and put to sleep, and wakes into a pod that runs.
+// checked and put to sleep; data "sandbox_containers" lists it asleep and
+// isolated; and it wakes into a pod that runs.
 func TestAccCluster_madeAsleep(t *testing.T) {
 	name := acctest.ClusterName(t)
 	addr := "sandbox_container.test"
+	listed := fmt.Sprintf(`
+data "sandbox_containers" "asleep" {
+  name_prefix = %q
+  depends_on  = [sandbox_container.test]
+}
+`, name)
 	acctest.ClusterTest(t, []resource.TestStep{{
 		Config:            clusterConfig(t, "", name, `  state = "stopped"`),
 		ConfigStateChecks: []statecheck.StateCheck{clusterAsleep(t, addr, name)},
+	}, {
+		Config: clusterConfig(t, "", name, `  state = "stopped"`) + listed,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("data.sandbox_containers.asleep", tfjsonpath.New("containers"),
+				knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"name": knownvalue.StringExact(name), "state": knownvalue.StringExact("stopped"),
+					"running": knownvalue.Bool(false), "isolated": knownvalue.Bool(true),
+				})})),
+		},
 	}, {
 		Config:            clusterConfig(t, "", name, `  state = "running"`),
 		ConfigStateChecks: []statecheck.StateCheck{acctest.ClusterIsolated(t, addr)},

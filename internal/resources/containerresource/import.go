@@ -46,6 +46,13 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 				"and import that; to manage the sandbox they were copied from, import it instead.",
 				idOrName, r.Client.Where()))}
 	}
+	if engine.IsAsleep(c) {
+		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import a sandbox asleep", fmt.Sprintf(
+			"%q on %s is asleep: it has no pod, so its configuration cannot be read back; only the state that put "+
+				"it to sleep holds it. Import it from that configuration's state instead, or remove it (kubectl "+
+				"delete networkpolicy -l %sasleep=%s, which removes its Secrets with it) and create it anew.",
+			idOrName, r.Client.Where(), engine.LabelPrefix, c.Name))}
+	}
 	return r.modelOf(ctx, c)
 }
 

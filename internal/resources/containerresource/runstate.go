@@ -24,9 +24,9 @@ import (
 // state replaces, as a deprecated alias; and how it stops.
 
 const (
-	stateRunning = "running"
-	stateStopped = "stopped"
-	statePaused  = "paused"
+	stateRunning = engine.StateRunning
+	stateStopped = engine.StateStopped
+	statePaused  = engine.StatePaused
 )
 
 // states are state's values, the default first.
@@ -84,13 +84,7 @@ func runStateAttributes() map[string]schema.Attribute {
 // observedState is what the engine shows of c, in state's terms: a main
 // process the engine restarts in a loop, or one that ended, is stopped.
 func observedState(c engine.Sandbox) string {
-	switch {
-	case c.State != nil && c.State.Paused:
-		return statePaused
-	case engine.IsRunning(c):
-		return stateRunning
-	}
-	return stateStopped
+	return engine.StateOf(c)
 }
 
 // observe records what the engine shows.

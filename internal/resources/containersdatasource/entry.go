@@ -37,6 +37,7 @@ func entry(c engine.Sandbox, users map[string][]engine.VolumeUser) types.Object 
 		"image":          types.StringValue(image),
 		"image_id":       types.StringValue(imageID),
 		"running":        types.BoolValue(engine.IsRunning(c)),
+		"state":          types.StringValue(engine.StateOf(c)),
 		"network_mode":   types.StringValue(v.Mode),
 		"networks":       values.StringList(v.Networks),
 		"isolated":       types.BoolValue(v.Isolated),

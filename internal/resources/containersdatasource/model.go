@@ -20,6 +20,7 @@ var entryAttrTypes = map[string]attr.Type{
 	"image":          types.StringType,
 	"image_id":       types.StringType,
 	"running":        types.BoolType,
+	"state":          types.StringType,
 	"network_mode":   types.StringType,
 	"networks":       types.ListType{ElemType: types.StringType},
 	"isolated":       types.BoolType,

@@ -40,6 +40,12 @@ func dataSchema() schema.Schema { //nolint:funlen // a schema literal
 						Computed:            true,
 					},
 					"running": schema.BoolAttribute{MarkdownDescription: "Whether it runs.", Computed: true},
+					"state": schema.StringAttribute{
+						MarkdownDescription: "What it is doing, in `sandbox_container.state`'s words: `running`, " +
+							"`stopped` (exited, made and not started, restarting in a loop, or asleep on a cluster, " +
+							"with no pod) or `paused`.",
+						Computed: true,
+					},
 					"network_mode": schema.StringAttribute{
 						MarkdownDescription: "The network mode it effectively has: `\"none\"` when isolated, otherwise " +
 							"the engine's mode or the networks it was attached to, or `\"none sharing ...\"` " +
