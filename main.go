@@ -14,6 +14,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/process"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/warden"
 )
 
 // version is set by the release build.
@@ -23,6 +24,10 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == volumetar.Command {
 		// Inside a helper container on Podman, reading a volume.
 		os.Exit(volumetar.Main(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == warden.Command {
+		// The expiry warden beside a Docker engine's or Podman's sandboxes.
+		os.Exit(warden.Main(os.Args[2:]))
 	}
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")

@@ -45,6 +45,9 @@ tls_subnet=172.31.250.1/24
 tls_root=/var/lib/tfsandbox-tls
 tls_exec=/run/tfsandbox-tls
 tls_pid=/run/tfsandbox-tls.pid
+# The TLS engine's own socket on its host, which the provider's expiry
+# warden mounts (the provider is told with SANDBOX_ENGINE_SOCKET).
+tls_sock=/run/tfsandbox-tls-sock/docker.sock
 podman_sock=/run/tfsandbox-podman/podman.sock
 rootless_user=tfsbpodman
 scratch_sock=/run/tfsandbox-scratch/docker.sock
@@ -136,6 +139,7 @@ tls_env() {
   echo "DOCKER_HOST=tcp://127.0.0.1:$tls_port"
   echo "DOCKER_TLS_VERIFY=1"
   echo "DOCKER_CERT_PATH=$state/tls/client"
+  echo "SANDBOX_ENGINE_SOCKET=$tls_sock"
 }
 
 # tls_certs makes a CA, a server certificate for 127.0.0.1
@@ -171,6 +175,7 @@ start_tls() {
   tls_certs
   bridge "$tls_bridge" "$tls_subnet"
   runtimes_config "$state/tls/daemon.json"
+  mkdir -p "$(dirname "$tls_sock")"
   local d="$state/tls/server"
   local attempt
   for attempt in 1 2 3; do
@@ -179,7 +184,7 @@ start_tls() {
       --data-root "$tls_root" --exec-root "$tls_exec" --pidfile "$tls_pid" \
       --containerd-namespace tfsandbox-tls --containerd-plugins-namespace tfsandbox-tls-plugins \
       --iptables=false --ip6tables=false --bridge="$tls_bridge" \
-      -H "tcp://127.0.0.1:$tls_port" --tlsverify \
+      -H "tcp://127.0.0.1:$tls_port" -H "unix://$tls_sock" --tlsverify \
       --tlscacert "$d/ca.pem" --tlscert "$d/cert.pem" --tlskey "$d/key.pem" \
       >"$state/tls/dockerd.log" 2>&1 </dev/null &
     if wait_until 40 tls_answers; then break; fi

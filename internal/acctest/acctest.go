@@ -21,6 +21,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/warden"
 )
 
 // TestImage is the small local image the tests run; `make image` builds it
@@ -130,6 +131,9 @@ func Main(m *testing.M) {
 		// The provider runs in the test binary, which a helper container
 		// on Podman runs to read a volume, as it runs the provider's.
 		os.Exit(volumetar.Main(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == warden.Command {
+		os.Exit(warden.Main(os.Args[2:]))
 	}
 	resource.AddTestSweepers("sandbox_container", &resource.Sweeper{Name: "sandbox_container", F: sweep})
 	resource.TestMain(runThenClean{m})

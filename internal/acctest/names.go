@@ -135,15 +135,28 @@ func sweep(string) error {
 		return err
 	}
 	ctx := context.Background()
-	return errors.Join(removeNamed(ctx, dockerAPI, namePrefix, true), removeSeedHelpers(ctx, dockerAPI),
-		removeImagesNamed(ctx, dockerAPI, namePrefix), removeVolumesNamed(ctx, dockerAPI, namePrefix, true))
+	return errors.Join(removeNamed(ctx, dockerAPI, namePrefix, true), removeHelpers(ctx, dockerAPI, "sandbox_volume"),
+		removeHelpers(ctx, dockerAPI, "warden"), removeImagesNamed(ctx, dockerAPI, namePrefix),
+		removeVolumesNamed(ctx, dockerAPI, namePrefix, true))
 }
 
-// removeSeedHelpers removes the helper containers and images that a
-// volume's seeding left when a run crashed (sweep: no run is under way).
-func removeSeedHelpers(ctx context.Context, api *client.Client) error {
+// RemoveWarden removes, when the test ends, the expiry warden its
+// sandboxes had (a container and its image) on the engine under test.
+func RemoveWarden(t *testing.T) {
+	t.Cleanup(func() {
+		if err := removeHelpers(context.Background(), Docker(t), "warden"); err != nil {
+			t.Errorf("cleanup: removing the expiry warden: %v", err)
+		}
+	})
+}
+
+// removeHelpers removes the containers and images the provider made
+// beside the sandboxes with the resource type: the helpers that a
+// volume's seeding left when a run crashed (sweep: no run is under way),
+// or the expiry warden.
+func removeHelpers(ctx context.Context, api *client.Client, resourceType string) error {
 	helpers := filters.NewArgs(filters.Arg("label", engine.LabelManagedBy+"="+engine.ManagedByValue),
-		filters.Arg("label", engine.LabelResourceType+"=sandbox_volume"))
+		filters.Arg("label", engine.LabelResourceType+"="+resourceType))
 	var errs []error
 	list, err := api.ContainerList(ctx, container.ListOptions{All: true, Filters: helpers})
 	errs = append(errs, err)

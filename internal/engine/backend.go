@@ -10,6 +10,7 @@ package engine
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // Engine is what every backend does for the resources: it makes, reads,
@@ -110,6 +111,16 @@ type Pauser interface {
 type Sleeper interface {
 	SleepContainer(ctx context.Context, id string, graceSeconds int) error
 	WakeContainer(ctx context.Context, id string, spec ContainerSpec) error
+}
+
+// Expirer is a backend that stops a sandbox at its expiry with something
+// beside it (a Docker engine's or Podman's warden): ExpireAt, after the
+// create and before the start, and again to renew the expiry in place. A
+// backend that is no Expirer enforces ContainerSpec.ExpiresAt as it makes
+// the sandbox (a cluster: the pod's deadline), and renews it by making
+// the sandbox again (Sleeper).
+type Expirer interface {
+	ExpireAt(ctx context.Context, id string, at time.Time) error
 }
 
 // IsolatingAll is a backend that gives every sandbox no network whatever

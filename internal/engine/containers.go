@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
@@ -26,6 +27,8 @@ type Container struct {
 	HostConfig   *HostConfig
 	// Mounts are the volumes, host paths and tmpfs mounted into it.
 	Mounts []MountPoint
+	// ExpiresAt is when the backend stops it (expiry.go); zero for never.
+	ExpiresAt time.Time
 }
 
 // ContainerState is whether and how a container runs.
@@ -129,6 +132,9 @@ type ContainerSpec struct {
 	// Files are mounted when the sandbox is made, by a backend that is no
 	// FileCopier; one that is is given them with CopyFiles.
 	Files []File
+	// ExpiresAt, when not zero, is when the backend stops the sandbox
+	// whatever runs in it (expiry.go).
+	ExpiresAt time.Time
 }
 
 // Mount is a volume or a host path mounted into a container. Bind mounts'

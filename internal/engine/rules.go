@@ -77,6 +77,9 @@ type PlannedSandbox struct {
 	FilesBytes int
 	// Paused is a sandbox to be made or kept frozen (state = "paused").
 	Paused bool
+	// Expiry names the attribute that gives the sandbox an expiry
+	// (expires_after or expires_at); "" for none.
+	Expiry string
 }
 
 // Attributes names the attributes a configuration sets, to a value known

@@ -35,7 +35,7 @@ type clusterModel struct {
 
 // dockerSettings are the arguments that pick and reach a Docker engine,
 // which a cluster excludes.
-var dockerSettings = []string{"host", "context", "cert_path", "ca_pem", "cert_pem", "key_pem", "ssh_opts"}
+var dockerSettings = []string{"host", "context", "cert_path", "ca_pem", "cert_pem", "key_pem", "ssh_opts", "engine_socket"}
 
 func clusterAttribute() schema.Attribute { //nolint:funlen // a schema literal
 	conflicts := make([]path.Expression, 0, len(dockerSettings))

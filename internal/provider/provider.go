@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -67,6 +68,8 @@ type providerModel struct {
 	KeyPEM   types.String `tfsdk:"key_pem"`
 	SSHOpts  types.List   `tfsdk:"ssh_opts"`
 	Context  types.String `tfsdk:"context"`
+	// EngineSocket is where the expiry warden finds the engine's socket.
+	EngineSocket types.String `tfsdk:"engine_socket"`
 	// Kubernetes puts the sandboxes on a cluster instead (cluster.go).
 	Kubernetes types.Object `tfsdk:"kubernetes"`
 	// RequireIsolation is the provider-wide isolation guard.
@@ -161,6 +164,17 @@ func (p *sandboxProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				ElementType: types.StringType,
 				Optional:    true,
 				Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
+			},
+			"engine_socket": schema.StringAttribute{
+				MarkdownDescription: "The path of the engine's API socket on the engine's own host, which the " +
+					"provider's expiry warden mounts to stop sandboxes at their `expires_after` or `expires_at` " +
+					"(the sleep and expiry guide says how). Only needed where the provider cannot tell it: by " +
+					"default, the path of a `unix://` host, the remote socket of an `ssh://` host, and for a " +
+					"`tcp://` host `/var/run/docker.sock` (Docker) or `/run/podman/podman.sock` (Podman). The " +
+					"`SANDBOX_ENGINE_SOCKET` environment variable gives it when this is unset. A wrong path is " +
+					"an error at the first apply that gives a sandbox an expiry, naming this setting.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path")},
 			},
 			"kubernetes":    clusterAttribute(),
 			"registry_auth": registryAttribute(),
@@ -265,7 +279,7 @@ func handOver(resp *provider.ConfigureResponse, data base.ProviderData) {
 func (m providerModel) settings() map[string]attr.Value {
 	return map[string]attr.Value{"host": m.Host, "cert_path": m.CertPath, "ca_pem": m.CAPEM,
 		"cert_pem": m.CertPEM, "key_pem": m.KeyPEM, "ssh_opts": m.SSHOpts, "context": m.Context,
-		"kubernetes": m.Kubernetes}
+		"engine_socket": m.EngineSocket, "kubernetes": m.Kubernetes}
 }
 
 // engineConfig turns the provider block into the engine client's
@@ -278,6 +292,8 @@ func (m providerModel) engineConfig(ctx context.Context) (docker.Config, diag.Di
 		CertPEM:  m.CertPEM.ValueString(),
 		KeyPEM:   m.KeyPEM.ValueString(),
 		Context:  m.Context.ValueString(),
+
+		EngineSocket: m.EngineSocket.ValueString(),
 	}
 	diags := m.SSHOpts.ElementsAs(ctx, &cfg.SSHOpts, false)
 	return cfg, diags

@@ -61,6 +61,10 @@ type Client struct {
 
 	// registries are the provider's registry credentials (UseRegistries).
 	registries engine.Registries
+
+	// wardenMu lets one of the provider's calls at a time find or make
+	// the engine's expiry warden (warden.go).
+	wardenMu sync.Mutex
 }
 
 // New builds a client for the engine cfg names. It negotiates the API

@@ -274,8 +274,10 @@ func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string
 			return err
 		}
 		for _, s := range list {
-			// A volume's seeding helper (seed.go) is no sandbox.
-			if hasPrefixName(s.Names, namePrefix) && s.Labels[engine.LabelResourceType] != seedHelperType {
+			// A volume's seeding helper (seed.go) and the expiry warden
+			// (warden.go) are no sandboxes.
+			if hasPrefixName(s.Names, namePrefix) && s.Labels[engine.LabelResourceType] != seedHelperType &&
+				s.Labels[engine.LabelResourceType] != wardenType {
 				ids = append(ids, s.ID)
 			}
 		}

@@ -30,6 +30,7 @@ func observed(info container.InspectResponse) engine.Container {
 			Image: cfg.Image, Entrypoint: cfg.Entrypoint, Cmd: cfg.Cmd, Env: cfg.Env, Labels: cfg.Labels,
 			User: cfg.User, WorkingDir: cfg.WorkingDir, Hostname: cfg.Hostname,
 		}
+		c.ExpiresAt = engine.ExpiryOf(cfg.Labels)
 	}
 	if h := info.HostConfig; h != nil {
 		c.HostConfig = &engine.HostConfig{

@@ -3,6 +3,7 @@ package docker
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
@@ -31,12 +32,19 @@ func TestObservedReadsEveryValue(t *testing.T) {
 			},
 		},
 		Config: &container.Config{Image: "i", Entrypoint: []string{"e"}, Cmd: []string{"c"}, Env: []string{"A=1"},
-			Labels: map[string]string{"l": "v"}, User: "u", WorkingDir: "/w", Hostname: "h"},
+			Labels: map[string]string{"l": "v", engine.LabelExpiresAt: "2026-12-05T10:00:00Z"}, User: "u", WorkingDir: "/w", Hostname: "h"},
 		Mounts: []container.MountPoint{{Type: mount.TypeVolume, Name: "v", Source: "/s", Destination: "/d", RW: true}},
 	}
 	var empty []string
 	var walk func(path string, v reflect.Value)
 	walk = func(path string, v reflect.Value) {
+		if t, ok := v.Interface().(time.Time); ok {
+			// A time is one value, however it is held.
+			if t.IsZero() {
+				empty = append(empty, path)
+			}
+			return
+		}
 		switch v.Kind() {
 		case reflect.Pointer:
 			if v.IsNil() {

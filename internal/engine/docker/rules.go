@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,7 +19,27 @@ import (
 // RefuseSandbox refuses a seccomp profile given as a path (Docker takes a
 // profile's content), and what gVisor's rules refuse under runsc.
 func (d Docker) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []engine.Refusal {
-	return append(seccompRefusals(p.Spec.SecurityOpt, false, d.endpoint), d.gVisorRefusals(ctx, p)...)
+	out := append(seccompRefusals(p.Spec.SecurityOpt, false, d.endpoint), d.gVisorRefusals(ctx, p)...)
+	return append(out, d.expiryRefusals(ctx, p)...)
+}
+
+// expiryRefusals refuses an expiry where the warden that enforces it
+// (warden.go) cannot run: the provider has no helper program for the
+// engine's host.
+func (c *Client) expiryRefusals(ctx context.Context, p engine.PlannedSandbox) []engine.Refusal {
+	if p.Expiry == "" {
+		return nil
+	}
+	_, err := c.helper(ctx)
+	var none *NoProgramError
+	if !errors.As(err, &none) {
+		return nil
+	}
+	return []engine.Refusal{{Attribute: p.Expiry, Summary: "Expiry not enforceable on this engine",
+		Detail: fmt.Sprintf("A Docker engine or Podman stops no container at a given moment by itself: the "+
+			"provider's expiry warden does, a container beside the sandboxes that runs the provider's helper "+
+			"program, and this provider has none for the engine at %s (%v). Use a release build of the provider, "+
+			"which embeds one for every Linux architecture, or remove %s.", c.endpoint, none.Err, p.Expiry)}}
 }
 
 // gVisorRefusals are gVisor's rules (engine.GVisorRefusals), for a
@@ -55,6 +76,7 @@ func (p Podman) RefuseSandbox(ctx context.Context, planned engine.PlannedSandbox
 		}
 	}
 	out = append(out, seccompRefusals(planned.Spec.SecurityOpt, true, p.endpoint)...)
+	out = append(out, p.expiryRefusals(ctx, planned)...)
 	return append(out, p.gVisorRefusals(ctx, planned)...)
 }
 

@@ -145,18 +145,21 @@ const helperProgram = "/tfsandbox-volume-tar"
 // token, and returns its ID: empty, or holding only the program (nil: none)
 // at helperProgram.
 func (c *Client) importHelperImage(ctx context.Context, volume, token string, program *helpers.Helper) (string, error) {
+	return c.importImage(ctx, program, fmt.Sprintf("LABEL %s=%s %s=%s %s=%s %s=%s", engine.LabelManagedBy,
+		engine.ManagedByValue, engine.LabelResourceType, seedHelperType, engine.LabelBuildToken, token, engine.LabelHelperVolume, volume))
+}
+
+// importImage imports an image with the change (its labels), and returns
+// its ID: empty, or holding only the program (nil: none) at helperProgram.
+func (c *Client) importImage(ctx context.Context, program *helpers.Helper, change string) (string, error) {
 	content, err := helperImageContent(program)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = content.Close() }()
-	changes := []string{
-		fmt.Sprintf("LABEL %s=%s %s=%s %s=%s %s=%s", engine.LabelManagedBy, engine.ManagedByValue, engine.LabelResourceType,
-			seedHelperType, engine.LabelBuildToken, token, engine.LabelHelperVolume, volume),
-	}
 	var id string
 	err = c.within(ctx, "the request to import an image", engine.SlowCallTimeout, func(ctx context.Context) error {
-		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: content, SourceName: "-"}, "", image.ImportOptions{Changes: changes})
+		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: content, SourceName: "-"}, "", image.ImportOptions{Changes: []string{change}})
 		if err != nil {
 			return err
 		}

@@ -34,6 +34,7 @@ func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) en
 			Image: imageID(spec, status), State: containerState(pod, status), RestartCount: int(status.RestartCount),
 			HostConfig: c.hostConfig(pod, spec),
 			Mounts:     workspacesOf(pod, spec),
+			ExpiresAt:  engine.ExpiryOf(pod.Annotations),
 			Config: &engine.ContainerConfig{
 				Image: spec.Image, Entrypoint: spec.Command, Cmd: spec.Args, Env: literalEnv(spec),
 				Labels: sandboxLabels(pod), User: user(spec), WorkingDir: spec.WorkingDir, Hostname: pod.Name,

@@ -87,7 +87,7 @@ func (c *Client) SleepContainer(ctx context.Context, id string, graceSeconds int
 		"annotations": map[string]any{
 			annotationSandboxUID: string(uid), annotationImageID: imageID(sandboxContainer(pod), status),
 			annotationLabels: pod.Annotations[annotationLabels], annotationAsleepAt: time.Now().UTC().Format(time.RFC3339),
-			annotationPodName: pod.Name,
+			annotationPodName: pod.Name, annotationExpiresAt: expiryAnnotation(pod),
 		},
 	}
 	if err := c.patchMeta(ctx, c.network, "networkpolicies", policy.Name, meta); err != nil {
@@ -202,8 +202,9 @@ func (c *Client) inspectAsleep(ctx context.Context, id string) (engine.Sandbox, 
 		Container: engine.Container{
 			ID: namespace + "/" + name + "/" + policy.Annotations[annotationSandboxUID], Name: name,
 			Created: policy.CreationTimestamp.UTC().Format(time.RFC3339Nano), Image: policy.Annotations[annotationImageID],
-			State:  &engine.ContainerState{Status: engine.StatusAsleep, FinishedAt: policy.Annotations[annotationAsleepAt]},
-			Config: &engine.ContainerConfig{Labels: labels},
+			State:     &engine.ContainerState{Status: engine.StatusAsleep, FinishedAt: policy.Annotations[annotationAsleepAt]},
+			Config:    &engine.ContainerConfig{Labels: labels},
+			ExpiresAt: engine.ExpiryOf(policy.Annotations),
 		},
 		Network: isolation.Observed{Pod: &isolation.Pod{Asleep: true, IsolatedClass: c.class,
 			Policy: policyState(policy.Labels[engine.LabelCreateToken], policy)}},
@@ -297,4 +298,13 @@ func holds(have, want map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// expiryAnnotation is the pod's expiry annotation for its policy asleep:
+// nil (removed) when it has none.
+func expiryAnnotation(pod *corev1.Pod) any {
+	if v, ok := pod.Annotations[annotationExpiresAt]; ok {
+		return v
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -94,6 +95,7 @@ func podFor(spec engine.ContainerSpec, namespace, class string) (*corev1.Pod, er
 	if spec.Name == "" {
 		pod.GenerateName = "sandbox-"
 	}
+	setExpiry(pod, spec.ExpiresAt, time.Now())
 	return pod, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -266,5 +267,29 @@ func TestExtraNetworks(t *testing.T) {
 		if got := extraNetworks(pod); !slices.Equal(got, want) {
 			t.Errorf("%q: %v, want %v", value, got, want)
 		}
+	}
+}
+
+// An expiry is the pod's deadline from when it is made, with the kubelet's
+// least grace period so that nothing inside delays it, and is recorded.
+func TestPodExpiry(t *testing.T) {
+	now := time.Now()
+	pod, err := podFor(engine.ContainerSpec{Name: "sb", Image: "busybox", Labels: map[string]string{},
+		ExpiresAt: now.Add(2 * time.Minute)}, "default", "gvisor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := pod.Spec.ActiveDeadlineSeconds; d == nil || *d < 119 || *d > 120 {
+		t.Errorf("activeDeadlineSeconds %v, want 120", d)
+	}
+	if g := pod.Spec.TerminationGracePeriodSeconds; g == nil || *g != expiryGraceSeconds {
+		t.Errorf("terminationGracePeriodSeconds %v, want %d", g, expiryGraceSeconds)
+	}
+	if got := engine.ExpiryOf(pod.Annotations); !got.Equal(now.Add(2 * time.Minute).Truncate(time.Second)) {
+		t.Errorf("recorded expiry %s", got)
+	}
+	plain, _ := podFor(engine.ContainerSpec{Name: "sb", Image: "busybox", Labels: map[string]string{}}, "default", "gvisor")
+	if plain.Spec.ActiveDeadlineSeconds != nil || plain.Spec.TerminationGracePeriodSeconds != nil {
+		t.Error("a pod with no expiry has a deadline or a grace period of its own")
 	}
 }

@@ -123,6 +123,29 @@ func RawBool(v tftypes.Value) bool {
 	return b
 }
 
+// StringOf is a raw terraform string as the framework's type: null,
+// unknown or known.
+func StringOf(v tftypes.Value) types.String {
+	switch {
+	case !v.IsKnown():
+		return types.StringUnknown()
+	case v.IsNull():
+		return types.StringNull()
+	}
+	return types.StringValue(RawString(v))
+}
+
+// BoolOf is a raw terraform bool as the framework's type.
+func BoolOf(v tftypes.Value) types.Bool {
+	switch {
+	case !v.IsKnown():
+		return types.BoolUnknown()
+	case v.IsNull():
+		return types.BoolNull()
+	}
+	return types.BoolValue(RawBool(v))
+}
+
 // RawNumber is a known number's value from a raw terraform value.
 func RawNumber(v tftypes.Value) (float64, bool) {
 	var n big.Float

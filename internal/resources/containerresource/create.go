@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -28,6 +29,9 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	window := openStartWindow()
 	defer window.close()
 	spec, diags := m.spec(ctx, secretEnv)
+	if diags.Append(m.stampCreated(&spec, time.Now())...); diags.HasError() {
+		return added, diags
+	}
 	files, fileDiags := m.engineFiles()
 	if diags.Append(fileDiags...); diags.HasError() {
 		return added, diags
@@ -49,6 +53,10 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		files = nil
 	}
 	id, mayHaveMade, createDiags := r.createContainer(ctx, spec)
+	if !createDiags.HasError() {
+		// Made: its expiry is guarded before anything else is done.
+		createDiags.Append(r.guardExpiry(ctx, id, *m, spec.ExpiresAt)...)
+	}
 	if diags.Append(createDiags...); diags.HasError() {
 		if !mayHaveMade {
 			return added, diags
@@ -81,13 +89,21 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	if diags.Append(r.sleepMade(ctx, id, *m)...); diags.HasError() {
 		return added, append(diags, r.undoCreate(ctx, m, token)...)
 	}
+	return m.recordMade(ctx, c, spec), diags
+}
+
+// recordMade records the sandbox made from spec as the engine shows it,
+// and returns what the engine added on its own.
+func (m *resourceModel) recordMade(ctx context.Context, c engine.Sandbox, spec engine.ContainerSpec) engine.Defaults {
+	var added engine.Defaults
 	if c.HostConfig != nil {
 		added = engine.AddedDefaults(spec, c.HostConfig)
 	}
 	want := m.wants()
 	m.setObserved(ctx, c, added)
 	m.setState(want)
-	return added, diags
+	m.Expired = types.BoolValue(false)
+	return added
 }
 
 // sleepMade puts a sandbox made on a backend whose sandboxes sleep (a

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -73,6 +74,11 @@ func (r *Resource) modelOf(ctx context.Context, c engine.Sandbox) (resourceModel
 			engine.ShortID(c.ID), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 	}
 	defaults := m.setFromEngine(ctx, c, img)
+	m.ExpiresAfter, m.ExpiresAt = types.StringNull(), types.StringNull()
+	if !c.ExpiresAt.IsZero() {
+		m.ExpiresAt = types.StringValue(stamp(c.ExpiresAt))
+	}
+	m.observeExpiry(c, "", time.Now())
 	return m, defaults, nil
 }
 

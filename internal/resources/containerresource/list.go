@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -45,6 +46,7 @@ type List struct {
 type listModel struct {
 	listing.Filters
 	Isolated types.Bool `tfsdk:"isolated"`
+	Expired  types.Bool `tfsdk:"expired"`
 }
 
 // Metadata names the list resource as the resource.
@@ -68,6 +70,12 @@ func (l *List) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSc
 	resp.Schema.Attributes["isolated"] = listschema.BoolAttribute{
 		MarkdownDescription: "`true`: only sandboxes still isolated (the verdict `sandbox_container` uses); " +
 			"`false`: only those that lost their isolation. Unset: both.",
+		Optional: true,
+	}
+	resp.Schema.Attributes["expired"] = listschema.BoolAttribute{
+		MarkdownDescription: "`true`: only sandboxes that reached their expiry (`expires_after`, `expires_at`) and " +
+			"were stopped by it, such as those of a CI pipeline killed before its destroy; `false`: only the " +
+			"others. Unset: both.",
 		Optional: true,
 	}
 }
@@ -99,8 +107,10 @@ func (l *List) listed(ctx context.Context, cfg listModel) ([]engine.Sandbox, dia
 	if diags.HasError() {
 		return nil, diags
 	}
+	now := time.Now()
 	found := slices.DeleteFunc(all, func(c engine.Sandbox) bool {
-		return !cfg.Isolated.IsNull() && isolation.Assess(c.Network).Isolated != cfg.Isolated.ValueBool()
+		return (!cfg.Isolated.IsNull() && isolation.Assess(c.Network).Isolated != cfg.Isolated.ValueBool()) ||
+			(!cfg.Expired.IsNull() && engine.Expired(c, now) != cfg.Expired.ValueBool())
 	})
 	slices.SortFunc(found, func(a, b engine.Sandbox) int { return strings.Compare(a.Name, b.Name) })
 	return found, nil

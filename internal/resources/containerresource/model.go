@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -39,6 +40,7 @@ type resourceModel struct {
 	ImageID    types.String `tfsdk:"image_id"`
 
 	runStateModel
+	expiryModel
 	networkModel
 	capabilitiesModel
 	privilegesModel
@@ -121,6 +123,19 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Sandbox, d eng
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(strings.TrimPrefix(c.Name, "/"))
 	m.runStateModel.observe(c)
+	if m.CreatedAt.IsNull() || m.CreatedAt.IsUnknown() {
+		// A state from before created_at, or an import: what the create
+		// recorded, or the engine's own time.
+		m.CreatedAt = types.StringNull()
+		if c.Config != nil && c.Config.Labels[engine.LabelCreatedAt] != "" {
+			m.CreatedAt = types.StringValue(c.Config.Labels[engine.LabelCreatedAt])
+		} else if created, err := time.Parse(time.RFC3339Nano, c.Created); err == nil {
+			m.CreatedAt = types.StringValue(stamp(created))
+		}
+	}
+	if m.Expired.IsNull() || m.Expired.IsUnknown() {
+		m.Expired = types.BoolValue(false)
+	}
 	m.ImageID = types.StringValue(c.Image)
 	m.observeNetworks(c)
 	if c.HostConfig == nil {

@@ -55,10 +55,12 @@ func (r *Resource) refresh(ctx context.Context, m *resourceModel, d engine.Defau
 	if exitedAtStart {
 		seen.ExitedAtStart, seen.StartedAt = true, c.State.StartedAt
 	}
+	prior := m.State.ValueString()
 	m.setObserved(ctx, c, d)
 	if looping {
 		m.setState(stateStopped)
 	}
+	m.observeExpiry(c, prior, time.Now())
 	return true, m.refreshIsolation(c, m.Name.ValueString())
 }
 
@@ -94,6 +96,8 @@ func (r *Resource) observe(ctx context.Context, id string, want resourceModel) (
 		return c, diags
 	}
 	switch state := want.wants(); {
+	case want.Expired.ValueBool():
+		// Stopped by its expiry, and kept so until a renewal.
 	case state == stateRunning && !engine.IsRunning(c):
 		diags.Append(notRunningDiagnostic(r.Client, c))
 	case state == statePaused && observedState(c) != statePaused:

@@ -49,6 +49,10 @@ type Resource struct {
 	// sleeper puts sandboxes to sleep and wakes them where a stopped
 	// sandbox is not kept (a cluster); nil on an engine that stops them.
 	sleeper engine.Sleeper
+	// expirer has something beside the engine stop sandboxes at their
+	// expiry (a Docker engine's or Podman's warden); nil where the backend
+	// enforces it as it makes the sandbox (a cluster).
+	expirer engine.Expirer
 }
 
 // Configure takes the provider's engine client, and the abilities of it
@@ -58,6 +62,7 @@ func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest,
 	r.images, _ = r.Client.(engine.Images)
 	r.copier, _ = r.Client.(engine.FileCopier)
 	r.sleeper, _ = r.Client.(engine.Sleeper)
+	r.expirer, _ = r.Client.(engine.Expirer)
 }
 
 // Metadata names the resource.
@@ -286,6 +291,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	planRunState(ctx, config, plan, resp)
+	planExpiry(ctx, config, plan, state, resp)
 	planNetworks(ctx, plan, state, resp)
 	if r.Client != nil {
 		planGuard(plan, state, r.RequireIsolation, r.Client, resp)

@@ -56,6 +56,7 @@ func plannedSandbox(plan map[string]tftypes.Value) engine.PlannedSandbox {
 	if want := plan["state"]; want.IsKnown() && values.RawString(want) == statePaused {
 		p.Paused = true
 	}
+	p.Expiry = expiryAttribute(plan)
 	return p
 }
 

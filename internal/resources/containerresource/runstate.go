@@ -127,16 +127,8 @@ func planRunState(ctx context.Context, config, plan map[string]tftypes.Value, re
 	if known {
 		state, running = types.StringValue(want), types.BoolValue(want == stateRunning)
 	}
-	for name, v := range map[string]interface {
-		ToTerraformValue(context.Context) (tftypes.Value, error)
-	}{"state": state, "running": running} {
-		raw, _ := v.ToTerraformValue(ctx)
-		if plan[name].Equal(raw) {
-			continue
-		}
-		plan[name] = raw
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), v)...)
-	}
+	setPlanned(ctx, plan, "state", state, resp)
+	setPlanned(ctx, plan, "running", running, resp)
 }
 
 // refusePause refuses state = "paused" where the engine cannot freeze a

@@ -62,7 +62,7 @@ func resourceSchema(ctx context.Context) schema.Schema {
 	}
 	for _, group := range []map[string]schema.Attribute{
 		networkAttributes(), capabilityAttributes(), privilegeAttributes(), filesystemAttributes(), mountAttributes(), limitAttributes(), portAttributes(), fileAttributes(),
-		secretAttributes(), timeoutAttributes(ctx), restartAttributes(), runStateAttributes(),
+		secretAttributes(), timeoutAttributes(ctx), restartAttributes(), runStateAttributes(), expiryAttributes(),
 	} {
 		maps.Copy(s.Attributes, group)
 	}

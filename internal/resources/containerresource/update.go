@@ -3,6 +3,7 @@ package containerresource
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -29,13 +30,18 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 	if diags.Append(r.applyRestart(ctx, id, plan.restartModel, state.restartModel)...); diags.HasError() {
 		return diags
 	}
+	if diags.Append(r.renew(ctx, id, *plan, state)...); diags.HasError() {
+		return diags
+	}
 	if diags.Append(r.applyRunState(ctx, id, *plan, seen, secretEnv)...); diags.HasError() {
 		return diags
 	}
 	c, observeDiags := r.observe(ctx, id, *plan)
 	diags.Append(observeDiags...)
 	if !diags.HasError() {
+		wanted := plan.State.ValueString()
 		plan.setObserved(ctx, c, d)
+		plan.observeExpiry(c, wanted, time.Now())
 	}
 	return diags
 }
@@ -117,6 +123,9 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	window := openStartWindow()
 	defer window.close()
 	want := plan.wants()
+	if plan.Expired.ValueBool() && want != stateStopped {
+		return diags // expired: it stays stopped until a renewal
+	}
 	if want != stateStopped {
 		var spec engine.ContainerSpec
 		diags.Append(plan.mountsModel.applyTo(&spec)...)
@@ -169,6 +178,29 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	return diags
 }
 
+// renew renews a sandbox's expiry that changed: in place where something
+// beside the engine enforces it (expirer); else, on a backend whose
+// sandboxes sleep (a cluster: a pod's deadline cannot be lengthened), by
+// putting it to sleep, so that applyRunState wakes it with the new expiry,
+// unless it is to stay asleep.
+func (r *Resource) renew(ctx context.Context, id string, plan, state resourceModel) diag.Diagnostics {
+	if plan.ExpiresAt.Equal(state.ExpiresAt) {
+		return nil
+	}
+	if r.expirer != nil {
+		return r.guardExpiry(ctx, id, plan, plan.expiresAt(time.Time{}))
+	}
+	if r.sleeper == nil || plan.wants() == stateStopped {
+		return nil
+	}
+	if err := r.sleeper.SleepContainer(ctx, id, int(plan.StopTimeout.ValueInt64())); err != nil && !engine.IsNotFound(err) {
+		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root(expiryAttributeOf(plan)), "Cannot renew the expiry",
+			fmt.Sprintf("Renewing the expiry of sandbox %s on %s makes its pod again, and removing the old one failed: "+
+				"%v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
+	}
+	return nil
+}
+
 // wake makes the sandbox again on a backend whose sandboxes sleep (a
 // cluster), from the plan; the caller starts it.
 func (r *Resource) wake(ctx context.Context, id string, plan resourceModel, secretEnv map[string]string) diag.Diagnostics {
@@ -181,6 +213,7 @@ func (r *Resource) wake(ctx context.Context, id string, plan resourceModel, secr
 		return diags
 	}
 	spec.Files = files
+	spec.ExpiresAt = plan.expiresAt(time.Time{})
 	if err := r.sleeper.WakeContainer(ctx, id, spec); err != nil {
 		diags.AddAttributeError(path.Root("state"), "Cannot wake sandbox", fmt.Sprintf(
 			"Waking sandbox %s on %s failed: %v. %s", engine.ShortID(id), r.Client.Where(), err,

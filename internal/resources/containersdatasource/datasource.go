@@ -7,6 +7,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -64,8 +65,12 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		return
 	}
 	entries := make([]attr.Value, 0, len(found))
+	now := time.Now()
 	for _, c := range found {
-		entries = append(entries, entry(c, users))
+		if !m.Expired.IsNull() && engine.Expired(c, now) != m.Expired.ValueBool() {
+			continue
+		}
+		entries = append(entries, entry(c, users, now))
 	}
 	m.Containers = types.ListValueMust(types.ObjectType{AttrTypes: entryAttrTypes}, entries)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,7 +17,7 @@ import (
 // entry is one container as the data source lists it, with the verdict of
 // internal/isolation; users are the containers that mount each volume it
 // mounts.
-func entry(c engine.Sandbox, users map[string][]engine.VolumeUser) types.Object {
+func entry(c engine.Sandbox, users map[string][]engine.VolumeUser, now time.Time) types.Object {
 	v := isolation.Assess(c.Network)
 	name, imageID := strings.TrimPrefix(c.Name, "/"), c.Image
 	image, resourceType := "", ""
@@ -31,6 +32,10 @@ func entry(c engine.Sandbox, users map[string][]engine.VolumeUser) types.Object 
 		reason = types.StringValue(v.Reason)
 	}
 	mounts, hostPaths := mountList(c)
+	expiresAt := types.StringNull()
+	if !c.ExpiresAt.IsZero() {
+		expiresAt = types.StringValue(c.ExpiresAt.UTC().Format(time.RFC3339))
+	}
 	return types.ObjectValueMust(entryAttrTypes, map[string]attr.Value{
 		"id":             types.StringValue(c.ID),
 		"name":           types.StringValue(name),
@@ -38,6 +43,8 @@ func entry(c engine.Sandbox, users map[string][]engine.VolumeUser) types.Object 
 		"image_id":       types.StringValue(imageID),
 		"running":        types.BoolValue(engine.IsRunning(c)),
 		"state":          types.StringValue(engine.StateOf(c)),
+		"expires_at":     expiresAt,
+		"expired":        types.BoolValue(engine.Expired(c, now)),
 		"network_mode":   types.StringValue(v.Mode),
 		"networks":       values.StringList(v.Networks),
 		"isolated":       types.BoolValue(v.Isolated),

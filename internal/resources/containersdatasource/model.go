@@ -10,6 +10,7 @@ import (
 type dataModel struct {
 	NamePrefix types.String `tfsdk:"name_prefix"`
 	Labels     types.Map    `tfsdk:"labels"`
+	Expired    types.Bool   `tfsdk:"expired"`
 	Containers types.List   `tfsdk:"containers"`
 }
 
@@ -21,6 +22,8 @@ var entryAttrTypes = map[string]attr.Type{
 	"image_id":       types.StringType,
 	"running":        types.BoolType,
 	"state":          types.StringType,
+	"expires_at":     types.StringType,
+	"expired":        types.BoolType,
 	"network_mode":   types.StringType,
 	"networks":       types.ListType{ElemType: types.StringType},
 	"isolated":       types.BoolType,

@@ -28,6 +28,12 @@ func dataSchema() schema.Schema { //nolint:funlen // a schema literal
 				ElementType:         types.StringType,
 				Optional:            true,
 			},
+			"expired": schema.BoolAttribute{
+				MarkdownDescription: "Only containers that reached their expiry and were stopped by it (`true`), " +
+					"or only the others (`false`): after a CI pipeline was killed before its destroy, its sandboxes " +
+					"are listed with `expired = true`.",
+				Optional: true,
+			},
 			"containers": schema.ListNestedAttribute{
 				MarkdownDescription: "The containers found, sorted by name.",
 				Computed:            true,
@@ -40,6 +46,14 @@ func dataSchema() schema.Schema { //nolint:funlen // a schema literal
 						Computed:            true,
 					},
 					"running": schema.BoolAttribute{MarkdownDescription: "Whether it runs.", Computed: true},
+					"expires_at": schema.StringAttribute{
+						MarkdownDescription: "When it expires (its backend stops it), in RFC 3339; null for never.",
+						Computed:            true,
+					},
+					"expired": schema.BoolAttribute{
+						MarkdownDescription: "Whether it reached its expiry and was stopped by it.",
+						Computed:            true,
+					},
 					"state": schema.StringAttribute{
 						MarkdownDescription: "What it is doing, in `sandbox_container.state`'s words: `running`, " +
 							"`stopped` (exited, made and not started, restarting in a loop, or asleep on a cluster, " +

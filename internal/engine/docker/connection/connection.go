@@ -8,6 +8,7 @@
 package connection
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -41,6 +43,10 @@ type Config struct {
 	// Host; empty means DOCKER_CONTEXT, then DOCKER_HOST, then the docker
 	// CLI's current context.
 	Context string
+	// EngineSocket is the path of the engine's socket on the engine's
+	// host, which the expiry warden mounts (EngineSocket). Empty means
+	// SANDBOX_ENGINE_SOCKET, then what the endpoint says.
+	EngineSocket string
 	// Version is the provider's, sent to the engine in the User-Agent
 	// header (terraform-provider-sandbox/0.1.0), which its logs show.
 	Version string
@@ -78,6 +84,8 @@ type Endpoint struct {
 	tlsConf   *tls.Config
 	ssh       *sshTunnel
 	transport *http.Transport
+	// socket is the engine's socket on its host, as configured.
+	socket string
 }
 
 // Open resolves the engine cfg names and prepares its transport: the TLS
@@ -115,7 +123,7 @@ func Open(cfg Config) (*Endpoint, error) {
 		MaxIdleConns:        idleConnections,
 		MaxIdleConnsPerHost: idleConnections,
 		IdleConnTimeout:     idleTimeout,
-	}}
+	}, socket: cmp.Or(cfg.EngineSocket, os.Getenv(EnvEngineSocket))}
 	switch u.Scheme {
 	case "ssh":
 		target, err := parseSSH(u)
@@ -134,6 +142,27 @@ func Open(cfg Config) (*Endpoint, error) {
 		}
 	}
 	return e, nil
+}
+
+// EnvEngineSocket names the variable that gives Config.EngineSocket.
+const EnvEngineSocket = "SANDBOX_ENGINE_SOCKET"
+
+// EngineSocket is the path of the engine's socket on the engine's host, for
+// a container there to mount: as configured; else a unix:// address's
+// path, or the remote socket an ssh:// address forwards to; else the
+// usual one, Podman's (rootful) or Docker's.
+func (e *Endpoint) EngineSocket(podman bool) string {
+	switch {
+	case e.socket != "":
+		return e.socket
+	case e.scheme == "unix":
+		return strings.TrimPrefix(e.address, "unix://")
+	case e.ssh != nil:
+		return e.ssh.target.socket
+	case podman:
+		return "/run/podman/podman.sock"
+	}
+	return defaultRemoteSocket
 }
 
 // Address is the engine's address, as errors and messages name it.

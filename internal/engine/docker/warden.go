@@ -1,0 +1,202 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/warden"
+)
+
+// A sandbox's expiry on a Docker engine or Podman, which stop no container
+// at a given moment by themselves: the provider's warden (package warden)
+// stops it. The warden is one container per engine, named wardenName, that
+// runs the provider's helper program with the engine's socket mounted, no
+// network, no capabilities, and a restart policy that brings it back with
+// the engine; nothing in a sandbox can reach it. A sandbox is registered
+// with it (ExpireAt) after its create and at each renewal; the warden
+// checks that it reaches the engine that has the sandbox, and then stops
+// the sandbox at its expiry, and again should it be started after it.
+
+// wardenName is the warden's container's name: one per engine.
+const wardenName = "tfsandbox-warden"
+
+// wardenType is the resource type the warden and its image carry.
+const wardenType = "warden"
+
+// wardenSocket is where the engine's socket is mounted in the warden.
+const wardenSocket = "/run/tfsandbox-engine.sock"
+
+// ExpireAt has the warden stop the sandbox id at at, instead of any expiry
+// it had: after a create, and to renew one.
+func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		var wardenID string
+		if wardenID, err = c.warden(ctx); err != nil {
+			return err
+		}
+		err = c.register(ctx, wardenID, id, at)
+		if err == nil || !engine.IsConflict(err) {
+			return err
+		}
+		// The warden stopped itself, idle, since it was found: start it again.
+	}
+	return err
+}
+
+// WardenElsewhereError is a warden whose socket reaches another engine
+// than the one that has the sandbox.
+type WardenElsewhereError struct{ Endpoint, Socket string }
+
+func (e *WardenElsewhereError) Error() string {
+	return fmt.Sprintf("the expiry warden mounts %s from the engine's host, which is not the socket of the engine "+
+		"at %s: set the provider's engine_socket (or SANDBOX_ENGINE_SOCKET) to the path of that engine's socket "+
+		"on its host", e.Socket, e.Endpoint)
+}
+
+// register runs the warden's register in its container.
+func (c *Client) register(ctx context.Context, wardenID, id string, at time.Time) error {
+	cmd := []string{helperProgram, warden.Command, "register", wardenSocket, id, strconv.FormatInt(at.Unix(), 10)}
+	var execID string
+	err := c.within(ctx, "the request to create an exec", engine.QuickCallTimeout, func(ctx context.Context) error {
+		created, err := c.api.ContainerExecCreate(ctx, wardenID, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
+		execID = created.ID
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
+	}
+	var said strings.Builder
+	err = c.within(ctx, "the expiry warden's registration", engine.QuickCallTimeout, func(ctx context.Context) error {
+		att, err := c.api.ContainerExecAttach(ctx, execID, container.ExecAttachOptions{})
+		if err != nil {
+			return err
+		}
+		defer att.Close()
+		_, err = stdcopy.StdCopy(io.Discard, &said, io.LimitReader(att.Reader, 1<<16))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
+	}
+	res, err := c.inspectExec(ctx, execID)
+	switch {
+	case err != nil:
+		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
+	case res.ExitCode == warden.ExitElsewhere:
+		return &WardenElsewhereError{Endpoint: c.endpoint, Socket: c.conn.EngineSocket(c.Kind(ctx) == KindPodman)}
+	case res.ExitCode != 0:
+		return fmt.Errorf("the expiry warden (container %s) refused the registration, exit code %d: %q",
+			wardenName, res.ExitCode, strings.TrimSpace(said.String()))
+	}
+	return nil
+}
+
+// warden returns the ID of the engine's warden, running: found by its
+// name and proven the provider's, or made.
+func (c *Client) warden(ctx context.Context) (string, error) {
+	c.wardenMu.Lock()
+	defer c.wardenMu.Unlock()
+	found, err := c.InspectContainer(ctx, wardenName)
+	if engine.IsNotFound(err) {
+		if err := c.makeWarden(ctx); err != nil && !engine.IsConflict(err) {
+			return "", err
+		}
+		found, err = c.InspectContainer(ctx, wardenName)
+	}
+	if err != nil {
+		return "", fmt.Errorf("finding the expiry warden (container %s): %w", wardenName, err)
+	}
+	proven, err := c.provenContainer(ctx, found)
+	if err != nil {
+		return "", fmt.Errorf("checking the expiry warden (container %s): %w", wardenName, err)
+	}
+	if !proven || found.Config.Labels[engine.LabelResourceType] != wardenType {
+		return "", fmt.Errorf("a container named %s on the engine at %s is not this provider's expiry warden, and "+
+			"takes its name: remove or rename it (docker rm %s), and the provider makes its warden", wardenName, c.endpoint, wardenName)
+	}
+	if !engine.IsRunning(found) {
+		if err := c.StartContainer(ctx, found.ID); err != nil {
+			return "", fmt.Errorf("starting the expiry warden (container %s): %w", wardenName, err)
+		}
+	}
+	return found.ID, nil
+}
+
+// makeWarden makes and starts the warden, from an image of its own that
+// holds only the provider's helper program.
+func (c *Client) makeWarden(ctx context.Context) error {
+	program, err := c.helper(ctx)
+	if err != nil {
+		return fmt.Errorf("the expiry warden needs the provider's helper program: %w", err)
+	}
+	token := engine.NewCreateToken()
+	labels := engine.OwnershipLabels(wardenType)
+	img, err := c.importImage(ctx, program, labelChange(labels, engine.LabelBuildToken, token))
+	if err != nil {
+		return fmt.Errorf("importing the expiry warden's image: %w", err)
+	}
+	labels[engine.LabelCreateToken] = token
+	labels[engine.LabelMadeAt] = engine.MadeAt(c.engineNow(ctx))
+	socket := c.conn.EngineSocket(c.Kind(ctx) == KindPodman)
+	pids := int64(32)
+	cfg := &container.Config{Image: img, Entrypoint: []string{helperProgram, warden.Command},
+		Cmd: []string{"serve", wardenSocket}, Labels: labels, NetworkDisabled: true}
+	host := &container.HostConfig{NetworkMode: "none", CapDrop: []string{"ALL"}, SecurityOpt: []string{"no-new-privileges"},
+		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyUnlessStopped},
+		Binds:         []string{socket + ":" + wardenSocket},
+		Resources:     container.Resources{Memory: 64 << 20, PidsLimit: &pids}}
+	var id string
+	err = c.within(ctx, "the request to create a container", engine.SlowCallTimeout, func(ctx context.Context) error {
+		resp, err := c.api.ContainerCreate(ctx, cfg, host, nil, nil, wardenName)
+		id = resp.ID
+		return err
+	})
+	if err != nil {
+		c.removeImage(ctx, img)
+		if c.nameTaken(ctx) {
+			return nameInUse{err} // another provider made it meanwhile
+		}
+		return fmt.Errorf("creating the expiry warden (container %s, mounting %s): %w", wardenName, socket, err)
+	}
+	if err := c.StartContainer(ctx, id); err != nil {
+		return fmt.Errorf("starting the expiry warden (container %s, mounting %s from the engine's host; set the "+
+			"provider's engine_socket if the engine's socket is elsewhere): %w", wardenName, socket, err)
+	}
+	return nil
+}
+
+// nameTaken reports whether a container has the warden's name.
+func (c *Client) nameTaken(ctx context.Context) bool {
+	_, err := c.InspectContainer(ctx, wardenName)
+	return err == nil
+}
+
+// labelChange is the import change that sets labels and one more.
+func labelChange(labels map[string]string, key, value string) string {
+	change := "LABEL"
+	for k, v := range labels {
+		change += fmt.Sprintf(" %s=%s", k, v)
+	}
+	return change + fmt.Sprintf(" %s=%s", key, value)
+}
+
+// removeImage removes an image the provider imported, when what needed it
+// was not made.
+func (c *Client) removeImage(ctx context.Context, id string) {
+	ctx, cancel := engine.Uncancelled(ctx)
+	defer cancel()
+	_ = c.within(ctx, "the request to remove an image", cleanupTimeout, func(ctx context.Context) error {
+		_, err := c.api.ImageRemove(ctx, id, image.RemoveOptions{Force: true})
+		return err
+	})
+}

@@ -1,0 +1,133 @@
+package containerresource_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+)
+
+// hostileCommand ignores every signal it can, and forks a child that does
+// too: only what the sandbox cannot catch ends it.
+const hostileCommand = `  command = ["sh", "-c", "trap '' TERM INT HUP QUIT USR1 USR2; ` +
+	`(trap '' TERM INT HUP; while :; do sleep 1; done) & while :; do sleep 1; done"]`
+
+// A sandbox given a two-minute expiry on a Docker engine or Podman, whose
+// code ignores every signal it can and forks, is stopped by the provider's
+// warden within ten seconds of its expiry while no Terraform runs, and
+// again when started by hand after it; its workspace is kept; the next
+// plan reads it as expired, says so and changes nothing; data
+// "sandbox_containers" and terraform query find it with expired = true; a renewal starts it
+// again in place, and the warden then leaves it running. An expiry in the
+// past is refused at plan.
+func TestAccContainer_expiry(t *testing.T) {
+	name := acctest.Name(t)
+	config := func(expiry string) string {
+		return stateConfig(name, "running", hostileCommand+"\n  "+expiry) + `
+data "sandbox_containers" "expired" {
+  name_prefix = "` + name + `"
+  expired     = true
+  depends_on  = [sandbox_container.test]
+}
+output "expired" { value = [for c in data.sandbox_containers.expired.containers : c.name] }
+`
+	}
+	tf := acctest.NewCLI(t, config(`expires_at = "2001-01-01T00:00:00Z"`))
+	acctest.RemoveWarden(t)
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	if out, err := tf.Try("plan"); err == nil || !strings.Contains(acctest.Flatten(out), "Expiry in the past") {
+		t.Fatalf("an expiry in the past was not refused at plan (%v):\n%s", err, out)
+	}
+
+	tf.SetConfig(config(`expires_after = "2m"`))
+	tf.Run("apply", "-auto-approve")
+	first := acctest.Inspect(t, name)
+	expiresAt := engine.ExpiryOf(first.Config.Labels)
+	created, _ := time.Parse(time.RFC3339, first.Config.Labels[engine.LabelCreatedAt])
+	if expiresAt.Sub(created) != 2*time.Minute {
+		t.Fatalf("the sandbox was made at %s to expire at %s, not two minutes later", created, expiresAt)
+	}
+	ctx := context.Background()
+	if _, err := acctest.ExecOK(ctx, t, first.ID, "sh", "-c", "echo kept-past-expiry > /kept"); err != nil {
+		t.Fatal(err)
+	}
+
+	// No Terraform runs until the warden stopped the sandbox.
+	awaitStopped(t, first.ID, expiresAt)
+	// Started by hand after its expiry, it is stopped again.
+	if err := acctest.Docker(t).ContainerStart(ctx, first.ID, container.StartOptions{}); err != nil {
+		t.Fatalf("starting the expired sandbox by hand: %v", err)
+	}
+	awaitStopped(t, first.ID, time.Now())
+
+	plan := acctest.Flatten(tf.Run("plan"))
+	if strings.Contains(plan, "Plan: ") || !strings.Contains(plan, "Sandbox expired") ||
+		!strings.Contains(plan, expiresAt.UTC().Format(time.RFC3339)) {
+		t.Fatalf("the plan after the expiry does not say when it expired, or plans a change:\n%s", plan)
+	}
+	tf.Run("apply", "-auto-approve")
+	if listed := tf.Exact("output", "-json"); !strings.Contains(listed, `"`+name+`"`) {
+		t.Errorf("data sandbox_containers with expired = true lists %s, want %s", listed, name)
+	}
+
+	// terraform query finds it too, by the same filter.
+	finder := acctest.NewCLI(t, "provider \"sandbox\" {}\n")
+	if generated, _ := finder.Query(`
+list "sandbox_container" "expired" {
+  provider         = sandbox
+  include_resource = true
+  config {
+    name_prefix = "` + name + `"
+    expired     = true
+  }
+}
+`); !strings.Contains(generated, first.ID) {
+		t.Errorf("terraform query with expired = true did not find the expired sandbox:\n%s", generated)
+	}
+
+	tf.SetConfig(config(`expires_after = "30m"`))
+	plan = acctest.Flatten(tf.Run("plan"))
+	if !strings.Contains(plan, "Plan: 0 to add, 1 to change, 0 to destroy") {
+		t.Fatalf("the renewal is not planned in place:\n%s", plan)
+	}
+	tf.Run("apply", "-auto-approve")
+	time.Sleep(3 * time.Second) // the warden looks every second
+	c := acctest.Inspect(t, name)
+	if c.ID != first.ID || !engine.IsRunning(c) {
+		t.Fatalf("after the renewal the engine shows %s %s, want %s running", engine.ShortID(c.ID), c.State.Status,
+			engine.ShortID(first.ID))
+	}
+	if out, err := acctest.ExecOK(ctx, t, c.ID, "cat", "/kept"); err != nil || strings.TrimSpace(out) != "kept-past-expiry" {
+		t.Errorf("the file written before the expiry is %q (%v)", out, err)
+	}
+	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
+		t.Errorf("the plan after the renewal is not empty:\n%s", plan)
+	}
+}
+
+// awaitStopped waits until the container has stopped, and fails the test
+// unless it stopped within ten seconds of at.
+func awaitStopped(t *testing.T, id string, at time.Time) {
+	t.Helper()
+	for deadline := at.Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		c := acctest.Inspect(t, id)
+		if engine.IsRunning(c) || c.State.Paused {
+			continue
+		}
+		ended, err := time.Parse(time.RFC3339Nano, c.State.FinishedAt)
+		if err != nil {
+			t.Fatalf("the sandbox stopped at %q: %v", c.State.FinishedAt, err)
+		}
+		if late := ended.Sub(at); late > 10*time.Second {
+			t.Fatalf("the sandbox stopped %s after %s, want within 10 s", late, at.Format(time.RFC3339))
+		}
+		t.Logf("the sandbox stopped %s after %s", ended.Sub(at).Round(time.Millisecond), at.Format(time.RFC3339))
+		return
+	}
+	t.Fatalf("the sandbox %s still ran a minute after %s", engine.ShortID(id), at.Format(time.RFC3339))
+}

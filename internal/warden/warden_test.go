@@ -1,0 +1,125 @@
+package warden
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeEngine is an engine's containers by ID and state.
+type fakeEngine struct {
+	state map[string]string
+	posts []string
+	lists int
+}
+
+func (f *fakeEngine) exists(id string) error {
+	if _, ok := f.state[id]; !ok {
+		return errNotFound
+	}
+	return nil
+}
+
+func (f *fakeEngine) list(all bool) (map[string]string, error) {
+	f.lists++
+	out := map[string]string{}
+	for id, s := range f.state {
+		if all || s == "running" || s == "paused" {
+			out[id] = s
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeEngine) post(path string) error {
+	f.posts = append(f.posts, path)
+	id := strings.Split(path, "/")[2]
+	switch {
+	case strings.HasSuffix(path, "/unpause"):
+		f.state[id] = "running"
+	case strings.Contains(path, "/stop"):
+		f.state[id] = "exited"
+	}
+	return nil
+}
+
+func TestSweep(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	f := &fakeEngine{state: map[string]string{
+		"due": "running", "frozen": "paused", "later": "running", "asleep": "exited",
+	}}
+	w := watch{api: f, gone: map[string]bool{}}
+	expiries := map[string]int64{
+		"due": now.Unix(), "frozen": now.Unix() - 5, "later": now.Unix() + 60, "asleep": now.Unix() - 1, "removed": now.Unix(),
+	}
+	if got := w.sweep(expiries, now); got != 4 {
+		t.Errorf("guarding %d, want 4 (removed is gone)", got)
+	}
+	want := map[string]string{"due": "exited", "frozen": "exited", "later": "running", "asleep": "exited"}
+	for id, s := range want {
+		if f.state[id] != s {
+			t.Errorf("%s is %s, want %s", id, f.state[id], s)
+		}
+	}
+	if !w.gone["removed"] {
+		t.Error("a registered container the engine does not have is not taken as gone")
+	}
+
+	// Started again by hand after its expiry: stopped again at the next sweep.
+	f.state["due"] = "running"
+	posts := len(f.posts)
+	w.sweep(expiries, now.Add(time.Second))
+	if f.state["due"] != "exited" || len(f.posts) != posts+1 {
+		t.Errorf("a sandbox started again after its expiry is %s (%d stops)", f.state["due"], len(f.posts)-posts)
+	}
+
+	// Removed: dropped at the next full list; nothing left to guard once all are.
+	lists := f.lists
+	w.sweep(expiries, now.Add(2*time.Second))
+	if f.lists != lists+1 {
+		t.Errorf("listed every container %d times within relist, want none", f.lists-lists-1)
+	}
+	f.state = map[string]string{}
+	if got := w.sweep(expiries, now.Add(relist+time.Minute)); got != 0 {
+		t.Errorf("guarding %d after every container went, want 0", got)
+	}
+}
+
+func TestSweepListsANewRegistration(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	f := &fakeEngine{state: map[string]string{}}
+	w := watch{api: f, gone: map[string]bool{}}
+	w.sweep(map[string]int64{}, now)
+	f.state["new"] = "running"
+	if got := w.sweep(map[string]int64{"new": now.Unix()}, now.Add(time.Second)); got != 1 || f.state["new"] != "exited" {
+		t.Errorf("a container registered after the last list: guarding %d, state %s", got, f.state["new"])
+	}
+}
+
+func TestRegister(t *testing.T) {
+	registry := filepath.Join(t.TempDir(), "w", "registry")
+	f := &fakeEngine{state: map[string]string{"abc": "created"}}
+	if code := register(f, registry, "abc", "100"); code != 0 {
+		t.Fatalf("register: %d", code)
+	}
+	if code := register(f, registry, "abc", "200"); code != 0 {
+		t.Fatalf("renew: %d", code)
+	}
+	if code := register(f, registry, "elsewhere", "100"); code != ExitElsewhere {
+		t.Errorf("a container the engine does not have: %d, want %d", code, ExitElsewhere)
+	}
+	for _, bad := range [][2]string{{"abc", "soon"}, {"a b", "1"}, {"", "1"}, {"../x", "1"}} {
+		if code := register(f, registry, bad[0], bad[1]); code != exitUsage {
+			t.Errorf("register %q: %d, want %d", bad, code, exitUsage)
+		}
+	}
+	got := readRegistry(registry)
+	if len(got) != 1 || got["abc"] != 200 {
+		t.Errorf("registry %v, want the latest expiry of abc alone", got)
+	}
+	if data, _ := os.ReadFile(registry); strings.Count(string(data), "\n") != 2 {
+		t.Errorf("registry %q", data)
+	}
+}
