@@ -45,6 +45,11 @@
 #                        empty files BENCH_SNAPSHOT_DEPTH=100 directories
 #                        down, snapshotted (time and peak RSS), against
 #                        `docker cp` of the same volume
+#   BENCH_WAKE=20        the wake rows: one sandbox frozen and woken, and put
+#                        to sleep and woken, that many times each, on the
+#                        machine's engine, rootful Podman and the test
+#                        cluster (asleep only); median and p95 of the wake;
+#                        0 skips them
 #   BENCH_DESTROY_SPLIT=1 in each round, also the floor's removal asking the
 #                        engine to remove anonymous volumes too (as the
 #                        provider does), and the provider's destroy without
@@ -286,6 +291,45 @@ if [ "$cluster_counts" != 0 ]; then
   done
 fi
 
+# The wake rows: one sandbox put to sleep and woken BENCH_WAKE times (20
+# unless set; 0 skips them) from frozen (state = "paused") and from asleep
+# (state = "stopped"), each an apply, on the machine's engine, rootful
+# Podman and the test cluster (asleep only: a pod cannot be frozen).
+wake_n="${BENCH_WAKE:-20}"
+if [ "$wake_n" != 0 ]; then
+  if ! env $("$repo/scripts/engines.sh" env podman) timeout 20 docker version >/dev/null 2>&1; then
+    engines_started="$engines_started podman"
+  fi
+  "$repo/scripts/engines.sh" start podman
+  for backend in local podman cluster; do
+    dir=tf states="paused stopped"
+    if [ "$backend" = cluster ]; then
+      dir=tf-cluster states=stopped
+      if ! "$repo/scripts/cluster.sh" running; then
+        "$repo/scripts/cluster.sh" start
+        cluster_started=1
+      fi
+      # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+      export $("$repo/scripts/cluster.sh" env)
+      export TF_VAR_kubeconfig="$SANDBOX_TEST_KUBECONFIG"
+    else
+      # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+      export $("$repo/scripts/engines.sh" env "$backend")
+    fi
+    echo "== wake on $backend: $wake_n times from each of: $states"
+    tfdir=$dir where="wake-$backend" tf make 1 apply -auto-approve
+    for state in $states; do
+      for round in $(seq "$wake_n"); do
+        tfdir=$dir where="wake-$backend" tf "to-$state" 1 apply -auto-approve -var "state=$state"
+        tfdir=$dir where="wake-$backend" tf "from-$state" 1 apply -auto-approve
+      done
+    done
+    tfdir=$dir where="wake-$backend" tf remove 1 destroy -auto-approve
+    unset DOCKER_HOST
+  done
+  unset round
+fi
+
 # The median of a space-separated list, for the tables below. Portable awk
 # (mawk has no asort): insertion sort, then the middle.
 median_awk='
@@ -371,6 +415,26 @@ awk -F'\t' "$median_awk"'
       }
     }
   }' "$results" | tee "$work/command.md"
+
+if [ "$wake_n" != 0 ]; then
+  echo
+  echo "Waking one sandbox, $wake_n times each: the terraform apply that brings it from frozen (state ="
+  echo "\"paused\") or asleep (state = \"stopped\") back to running, with its refresh; median and p95 (nearest"
+  echo "rank). A wake from asleep starts the main process anew and checks it as a create does; on the cluster it"
+  echo "makes the pod again."
+  echo
+  awk -F'\t' "$median_awk"'
+    function p95(list,   a, k, i, j, t) {
+      k = split(list, a, " ")
+      for (i = 2; i <= k; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      i = int(k * 0.95 + 0.999999); return a[i < 1 ? 1 : i]
+    }
+    $2 ~ /^wake-/ && $3 ~ /^from-/ { key = substr($2, 6) SUBSEP substr($3, 6); if (!(key in seen)) { seen[key] = 1; order[++k] = key }; secs[key] = secs[key] " " $4 }
+    END {
+      printf "| backend | from    | median (s) | p95 (s) |\n|---------|---------|-----------:|--------:|\n"
+      for (i = 1; i <= k; i++) { split(order[i], kp, SUBSEP); printf "| %-7s | %-7s | %10.2f | %7.2f |\n", kp[1], kp[2], median(secs[order[i]]), p95(secs[order[i]]) }
+    }' "$results" | tee "$work/wake.md"
+fi
 
 if [ "$destroy_split" = 1 ]; then
   echo

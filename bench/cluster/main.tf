@@ -32,9 +32,16 @@ provider "sandbox" {
   }
 }
 
+# The wake rows (bench/run.sh): asleep, then woken.
+variable "state" {
+  type    = string
+  default = "running"
+}
+
 resource "sandbox_container" "bench" {
   count        = var.n
   name         = "tfbench-${count.index}"
   image        = var.image
   network_mode = "none"
+  state        = var.state
 }

@@ -123,6 +123,13 @@ type Expirer interface {
 	ExpireAt(ctx context.Context, id string, at time.Time) error
 }
 
+// ExpiryLister is an Expirer whose expiries, renewals included, are read
+// from what enforces them (a warden), not from the sandboxes, whose labels
+// keep the expiry they were made with; nil for none held.
+type ExpiryLister interface {
+	Expiries(ctx context.Context) (map[string]time.Time, error)
+}
+
 // IsolatingAll is a backend that gives every sandbox no network whatever
 // its network_mode says (a cluster: its RuntimeClass and a deny-all
 // NetworkPolicy), where an unset network_mode means "none": the plan says

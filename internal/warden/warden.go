@@ -16,18 +16,23 @@
 //
 //	terraform-provider-sandbox Command register SOCKET ID UNIX-SECONDS
 //
-// run in the warden's container: it inspects the container through the
-// socket first, so that a warden that reaches another engine (a socket
-// that is not the engine's) refuses to register instead of guarding
-// nothing (ExitElsewhere). The registry is a file in the warden's own
-// container; the latest entry for an ID wins, and an entry whose
-// container is gone is dropped. A warden with nothing left to guard for
-// IdleFor stops its own container, which the provider starts again when
-// it next registers one.
+// run in the warden's container: it asks the engine for the container
+// through the socket first, so that a warden that reaches another engine
+// (a socket that is not the engine's) refuses to register instead of
+// guarding nothing (ExitElsewhere). The registry is a file in the
+// warden's own container; the latest entry for an ID wins, and a
+// container gone is no longer guarded.
+//
+//	terraform-provider-sandbox Command list
+//
+// writes what it holds, which the provider reads to list sandboxes with
+// their renewed expiries, and to carry the registry over to a newer
+// warden. A warden with nothing left to guard for IdleFor stops its own
+// container, which the provider starts again when it next registers one.
 //
 // It talks to the engine with HTTP/1.0 requests over the socket and reads
-// nothing but status codes and two fields of an inspect, so that it stays
-// small: the provider embeds it for every Linux architecture.
+// nothing but status codes, IDs and states, so that it stays small: the
+// provider embeds it for every Linux architecture.
 package warden
 
 import (
@@ -79,9 +84,23 @@ func Main(args []string) int {
 		return 0
 	case len(args) == 4 && args[0] == "register":
 		return register(engineAPI{socket: args[1]}, Registry, args[2], args[3])
+	case len(args) == 1 && args[0] == "list":
+		return list(os.Stdout, Registry)
 	}
-	fmt.Fprintf(os.Stderr, "usage: %s serve SOCKET | register SOCKET ID UNIX-SECONDS\n", Command)
+	fmt.Fprintf(os.Stderr, "usage: %s serve SOCKET | register SOCKET ID UNIX-SECONDS | list\n", Command)
 	return exitUsage
+}
+
+// list writes the registered expiries, the latest for each ID, one
+// "ID UNIX-SECONDS" line each: what the provider reads to learn of
+// renewals, and to carry the registry over to a newer warden.
+func list(w io.Writer, registry string) int {
+	for id, at := range readRegistry(registry) {
+		if _, err := fmt.Fprintf(w, "%s %d\n", id, at); err != nil {
+			return exitFailed
+		}
+	}
+	return 0
 }
 
 // register records the container id's expiry at (Unix seconds), after

@@ -3,6 +3,7 @@ package warden
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,21 @@ func TestRegister(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(registry); strings.Count(string(data), "\n") != 2 {
 		t.Errorf("registry %q", data)
+	}
+}
+
+func TestList(t *testing.T) {
+	registry := filepath.Join(t.TempDir(), "registry")
+	if err := os.WriteFile(registry, []byte("a 100\nb 5\na 200\nbroken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if code := list(&out, registry); code != 0 {
+		t.Fatalf("list: %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	slices.Sort(lines)
+	if strings.Join(lines, ",") != "a 200,b 5" {
+		t.Errorf("list wrote %q, want the latest expiry of each ID", out.String())
 	}
 }

@@ -150,9 +150,10 @@ func (c *Client) importHelperImage(ctx context.Context, volume, token string, pr
 }
 
 // importImage imports an image with the change (its labels), and returns
-// its ID: empty, or holding only the program (nil: none) at helperProgram.
-func (c *Client) importImage(ctx context.Context, program *helpers.Helper, change string) (string, error) {
-	content, err := helperImageContent(program)
+// its ID: empty, or holding only the program (nil: none) at helperProgram
+// and the empty directories dirs.
+func (c *Client) importImage(ctx context.Context, program *helpers.Helper, change string, dirs ...string) (string, error) {
+	content, err := helperImageContent(program, dirs...)
 	if err != nil {
 		return "", err
 	}
@@ -172,13 +173,13 @@ func (c *Client) importImage(ctx context.Context, program *helpers.Helper, chang
 
 // helperImageContent is the tar of a helper image's files: none, or the
 // program, streamed.
-func helperImageContent(program *helpers.Helper) (io.ReadCloser, error) {
+func helperImageContent(program *helpers.Helper, dirs ...string) (io.ReadCloser, error) {
 	if program == nil {
 		var empty bytes.Buffer
 		_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
 		return io.NopCloser(&empty), nil
 	}
-	return program.Tar(strings.TrimPrefix(helperProgram, "/"))
+	return program.Tar(strings.TrimPrefix(helperProgram, "/"), dirs...)
 }
 
 // importedID reads the image ID from an import's JSON stream: Docker ends

@@ -2,8 +2,10 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +33,14 @@ const wardenName = "tfsandbox-warden"
 
 // wardenType is the resource type the warden and its image carry.
 const wardenType = "warden"
+
+// labelWardenVersion records the warden's version, wardenVersion: a
+// provider that finds another replaces it (replaceWarden), keeping what it
+// held.
+const (
+	labelWardenVersion = engine.LabelPrefix + "warden-version"
+	wardenVersion      = "1"
+)
 
 // wardenSocket is where the engine's socket is mounted in the warden.
 const wardenSocket = "/run/tfsandbox-engine.sock"
@@ -65,30 +75,7 @@ func (e *WardenElsewhereError) Error() string {
 
 // register runs the warden's register in its container.
 func (c *Client) register(ctx context.Context, wardenID, id string, at time.Time) error {
-	cmd := []string{helperProgram, warden.Command, "register", wardenSocket, id, strconv.FormatInt(at.Unix(), 10)}
-	var execID string
-	err := c.within(ctx, "the request to create an exec", engine.QuickCallTimeout, func(ctx context.Context) error {
-		created, err := c.api.ContainerExecCreate(ctx, wardenID, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
-		execID = created.ID
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
-	}
-	var said strings.Builder
-	err = c.within(ctx, "the expiry warden's registration", engine.QuickCallTimeout, func(ctx context.Context) error {
-		att, err := c.api.ContainerExecAttach(ctx, execID, container.ExecAttachOptions{})
-		if err != nil {
-			return err
-		}
-		defer att.Close()
-		_, err = stdcopy.StdCopy(io.Discard, &said, io.LimitReader(att.Reader, 1<<16))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
-	}
-	res, err := c.inspectExec(ctx, execID)
+	res, err := c.execWarden(ctx, wardenID, "register", wardenSocket, id, strconv.FormatInt(at.Unix(), 10))
 	switch {
 	case err != nil:
 		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
@@ -96,9 +83,84 @@ func (c *Client) register(ctx context.Context, wardenID, id string, at time.Time
 		return &WardenElsewhereError{Endpoint: c.endpoint, Socket: c.conn.EngineSocket(c.Kind(ctx) == KindPodman)}
 	case res.ExitCode != 0:
 		return fmt.Errorf("the expiry warden (container %s) refused the registration, exit code %d: %q",
-			wardenName, res.ExitCode, strings.TrimSpace(said.String()))
+			wardenName, res.ExitCode, strings.TrimSpace(res.Stderr))
 	}
 	return nil
+}
+
+// execWarden runs the warden's program with args in its container, and
+// waits for it: a short command.
+func (c *Client) execWarden(ctx context.Context, wardenID string, args ...string) (engine.ExecResult, error) {
+	var res engine.ExecResult
+	cmd := append([]string{helperProgram, warden.Command}, args...)
+	err := c.within(ctx, "the request to create an exec", engine.QuickCallTimeout, func(ctx context.Context) error {
+		created, err := c.api.ContainerExecCreate(ctx, wardenID, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
+		res.ID = created.ID
+		return err
+	})
+	if err != nil {
+		return res, err
+	}
+	var stdout, stderr strings.Builder
+	err = c.within(ctx, "the expiry warden's "+args[0], engine.QuickCallTimeout, func(ctx context.Context) error {
+		att, err := c.api.ContainerExecAttach(ctx, res.ID, container.ExecAttachOptions{})
+		if err != nil {
+			return err
+		}
+		defer att.Close()
+		_, err = stdcopy.StdCopy(&stdout, &stderr, io.LimitReader(att.Reader, 64<<20))
+		return err
+	})
+	if err != nil {
+		return res, err
+	}
+	inspected, err := c.inspectExec(ctx, res.ID)
+	res.Stdout, res.Stderr, res.ExitCode = stdout.String(), stderr.String(), inspected.ExitCode
+	return res, err
+}
+
+// Expiries are the expiries the engine's warden holds, renewals included,
+// by sandbox ID: nil where no warden of the provider runs (none was
+// needed, or it stopped itself with nothing to guard). It makes nothing.
+func (c *Client) Expiries(ctx context.Context) (map[string]time.Time, error) {
+	found, err := c.InspectContainer(ctx, wardenName)
+	if engine.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if proven, err := c.provenWarden(ctx, found); err != nil || !proven || !engine.IsRunning(found) {
+		return nil, err
+	}
+	return c.listWarden(ctx, found.ID)
+}
+
+// listWarden reads what the warden wardenID holds.
+func (c *Client) listWarden(ctx context.Context, wardenID string) (map[string]time.Time, error) {
+	res, err := c.execWarden(ctx, wardenID, "list")
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("the expiry warden (container %s) could not list its registry, exit code %d: %q", wardenName,
+			res.ExitCode, strings.TrimSpace(res.Stderr))
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]time.Time{}
+	for _, line := range strings.Split(res.Stdout, "\n") {
+		id, at, ok := strings.Cut(line, " ")
+		if unix, err := strconv.ParseInt(at, 10, 64); ok && err == nil {
+			out[id] = time.Unix(unix, 0).UTC()
+		}
+	}
+	return out, nil
+}
+
+// provenWarden reports whether found is the provider's warden: a container
+// the provider can prove it made, as the warden.
+func (c *Client) provenWarden(ctx context.Context, found engine.Sandbox) (bool, error) {
+	proven, err := c.provenContainer(ctx, found)
+	return err == nil && proven && found.Config.Labels[engine.LabelResourceType] == wardenType, err
 }
 
 // warden returns the ID of the engine's warden, running: found by its
@@ -116,11 +178,11 @@ func (c *Client) warden(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding the expiry warden (container %s): %w", wardenName, err)
 	}
-	proven, err := c.provenContainer(ctx, found)
+	proven, err := c.provenWarden(ctx, found)
 	if err != nil {
 		return "", fmt.Errorf("checking the expiry warden (container %s): %w", wardenName, err)
 	}
-	if !proven || found.Config.Labels[engine.LabelResourceType] != wardenType {
+	if !proven {
 		return "", fmt.Errorf("a container named %s on the engine at %s is not this provider's expiry warden, and "+
 			"takes its name: remove or rename it (docker rm %s), and the provider makes its warden", wardenName, c.endpoint, wardenName)
 	}
@@ -129,7 +191,42 @@ func (c *Client) warden(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("starting the expiry warden (container %s): %w", wardenName, err)
 		}
 	}
+	if found.Config.Labels[labelWardenVersion] != wardenVersion {
+		return c.replaceWarden(ctx, found)
+	}
 	return found.ID, nil
+}
+
+// replaceWarden replaces a warden made by another version of the provider
+// (running) with this version's, which it gives every expiry the old one
+// held, renewals included, for the sandboxes that are still there.
+func (c *Client) replaceWarden(ctx context.Context, old engine.Sandbox) (string, error) {
+	held, err := c.listWarden(ctx, old.ID)
+	if err != nil {
+		return "", fmt.Errorf("reading the expiries that the expiry warden of another version of the provider "+
+			"holds, to replace it: %w", err)
+	}
+	err = c.within(ctx, "the request to remove a container", engine.SlowCallTimeout, func(ctx context.Context) error {
+		return c.api.ContainerRemove(ctx, old.ID, container.RemoveOptions{Force: true})
+	})
+	if err != nil && !engine.IsNotFound(err) {
+		return "", fmt.Errorf("removing the expiry warden of another version of the provider: %w", err)
+	}
+	c.removeImage(ctx, old.Image)
+	if err := c.makeWarden(ctx); err != nil && !engine.IsConflict(err) {
+		return "", err
+	}
+	made, err := c.InspectContainer(ctx, wardenName)
+	if err != nil {
+		return "", fmt.Errorf("finding the expiry warden (container %s): %w", wardenName, err)
+	}
+	for id, at := range held {
+		// A sandbox removed since is not registered again.
+		if err := c.register(ctx, made.ID, id, at); err != nil && !errors.As(err, new(*WardenElsewhereError)) {
+			return "", err
+		}
+	}
+	return made.ID, nil
 }
 
 // makeWarden makes and starts the warden, from an image of its own that
@@ -141,12 +238,14 @@ func (c *Client) makeWarden(ctx context.Context) error {
 	}
 	token := engine.NewCreateToken()
 	labels := engine.OwnershipLabels(wardenType)
-	img, err := c.importImage(ctx, program, labelChange(labels, engine.LabelBuildToken, token))
+	img, err := c.importImage(ctx, program, labelChange(labels, engine.LabelBuildToken, token),
+		strings.TrimPrefix(path.Dir(warden.Registry), "/"))
 	if err != nil {
 		return fmt.Errorf("importing the expiry warden's image: %w", err)
 	}
 	labels[engine.LabelCreateToken] = token
 	labels[engine.LabelMadeAt] = engine.MadeAt(c.engineNow(ctx))
+	labels[labelWardenVersion] = wardenVersion
 	socket := c.conn.EngineSocket(c.Kind(ctx) == KindPodman)
 	pids := int64(32)
 	cfg := &container.Config{Image: img, Entrypoint: []string{helperProgram, warden.Command},

@@ -89,5 +89,27 @@ func Sandboxes(ctx context.Context, backend engine.Engine, labels map[string]str
 			"Inspecting the containers on %s failed: %s. %s", backend.Where(), engine.Brief(err),
 			engine.NextStep(err, backend.Where())))}
 	}
-	return found, nil
+	return found, renewed(ctx, backend, found)
+}
+
+// renewed gives the sandboxes found the expiries that something beside the
+// backend holds (engine.ExpiryLister: a Docker engine's or Podman's
+// warden, which keeps renewals their labels cannot).
+func renewed(ctx context.Context, backend engine.Engine, found []engine.Sandbox) diag.Diagnostics {
+	lister, ok := backend.(engine.ExpiryLister)
+	if !ok || len(found) == 0 {
+		return nil
+	}
+	held, err := lister.Expiries(ctx)
+	if err != nil {
+		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot read sandboxes' expiries", fmt.Sprintf(
+			"Reading the expiries the provider's expiry warden holds on %s failed: %s. %s", backend.Where(),
+			engine.Brief(err), engine.NextStep(err, backend.Where())))}
+	}
+	for i := range found {
+		if at, ok := held[found[i].ID]; ok {
+			found[i].ExpiresAt = at
+		}
+	}
+	return nil
 }

@@ -23,12 +23,13 @@ const hostileCommand = `  command = ["sh", "-c", "trap '' TERM INT HUP QUIT USR1
 // again when started by hand after it; its workspace is kept; the next
 // plan reads it as expired, says so and changes nothing; data
 // "sandbox_containers" and terraform query find it with expired = true; a renewal starts it
-// again in place, and the warden then leaves it running. An expiry in the
+// again in place, and the warden then leaves it running; put to sleep, it
+// is not listed as expired, its renewal read. An expiry in the
 // past is refused at plan.
 func TestAccContainer_expiry(t *testing.T) {
 	name := acctest.Name(t)
-	config := func(expiry string) string {
-		return stateConfig(name, "running", hostileCommand+"\n  "+expiry) + `
+	configIn := func(state, expiry string) string {
+		return stateConfig(name, state, hostileCommand+"\n  "+expiry) + `
 data "sandbox_containers" "expired" {
   name_prefix = "` + name + `"
   expired     = true
@@ -37,6 +38,7 @@ data "sandbox_containers" "expired" {
 output "expired" { value = [for c in data.sandbox_containers.expired.containers : c.name] }
 `
 	}
+	config := func(expiry string) string { return configIn("running", expiry) }
 	tf := acctest.NewCLI(t, config(`expires_at = "2001-01-01T00:00:00Z"`))
 	acctest.RemoveWarden(t)
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
@@ -107,6 +109,15 @@ list "sandbox_container" "expired" {
 	}
 	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
 		t.Errorf("the plan after the renewal is not empty:\n%s", plan)
+	}
+
+	// Asleep past its first expiry, the renewed sandbox is not listed as
+	// expired: the listing reads the renewal.
+	tf.SetConfig(configIn("stopped", `expires_after = "30m"`))
+	tf.Run("apply", "-auto-approve")
+	tf.Run("apply", "-auto-approve") // the data source reads after the sleep
+	if listed := tf.Exact("output", "-json"); strings.Contains(listed, `"`+name+`"`) {
+		t.Errorf("data sandbox_containers with expired = true lists the renewed sandbox asleep:\n%s", listed)
 	}
 }
 

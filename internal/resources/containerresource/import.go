@@ -47,6 +47,13 @@ func (r *Resource) importSandbox(ctx context.Context, idOrName string) (resource
 				"and import that; to manage the sandbox they were copied from, import it instead.",
 				idOrName, r.Client.Where()))}
 	}
+	if kind := labelOf(c, engine.LabelResourceType); kind != "" && kind != resourceType {
+		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Not a sandbox", fmt.Sprintf(
+			"%q on %s is a container the provider made for itself (%s=%s: a volume's helper, or the expiry "+
+				"warden that stops sandboxes at their expiry), not a sandbox, and manages it itself. Import one "+
+				"of its sandboxes instead.", idOrName, r.Client.Where(),
+			engine.LabelResourceType, kind))}
+	}
 	if engine.IsAsleep(c) {
 		return m, engine.Defaults{}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot import a sandbox asleep", fmt.Sprintf(
 			"%q on %s is asleep: it has no pod, so its configuration cannot be read back; only the state that put "+
@@ -207,4 +214,12 @@ func stringOrNull(v, imageDefault string) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(v)
+}
+
+// labelOf is the value of the label key on c; "" for none.
+func labelOf(c engine.Sandbox, key string) string {
+	if c.Config == nil {
+		return ""
+	}
+	return c.Config.Labels[key]
 }

@@ -116,10 +116,10 @@ func choose(target, self Platform, selfStatic error, embedded []string) (use, er
 	return 0, &NoHelperError{Target: target, Self: self, Why: why}
 }
 
-// Tar is a tar holding only the program, under name with mode 0755,
-// streamed: what a helper runs it from (a Docker helper image's content, a
-// cluster helper's copy).
-func (h *Helper) Tar(name string) (io.ReadCloser, error) {
+// Tar is a tar holding only the program, under name with mode 0755, and
+// the empty directories dirs (mode 0700), streamed: what a helper runs it
+// from (a Docker helper image's content, a cluster helper's copy).
+func (h *Helper) Tar(name string, dirs ...string) (io.ReadCloser, error) {
 	f, size, err := h.open()
 	if err != nil {
 		return nil, err
@@ -128,7 +128,15 @@ func (h *Helper) Tar(name string) (io.ReadCloser, error) {
 	go func() {
 		defer func() { _ = f.Close() }()
 		tw := tar.NewWriter(pw)
-		err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: size, Typeflag: tar.TypeReg})
+		var err error
+		for _, dir := range dirs {
+			if err == nil {
+				err = tw.WriteHeader(&tar.Header{Name: strings.TrimSuffix(dir, "/") + "/", Mode: 0o700, Typeflag: tar.TypeDir})
+			}
+		}
+		if err == nil {
+			err = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: size, Typeflag: tar.TypeReg})
+		}
 		if err == nil {
 			_, err = io.Copy(tw, f)
 		}
