@@ -69,6 +69,10 @@ const (
 	ExitElsewhere = 3
 )
 
+// Never is the expiry registered for a sandbox whose expiry was removed:
+// it is no longer guarded.
+const Never = 0
+
 // interval is how often the warden looks at the registered expiries.
 const interval = time.Second
 
@@ -175,7 +179,7 @@ func (w *watch) sweep(expiries map[string]int64, now time.Time) int {
 	guarding := 0
 	var running map[string]string
 	for id, at := range expiries {
-		if w.gone[id] {
+		if w.gone[id] || at == Never {
 			continue
 		}
 		guarding++
@@ -203,8 +207,8 @@ func (w *watch) sweep(expiries map[string]int64, now time.Time) int {
 // from a list made after the registry was read is gone.
 func (w *watch) learn(expiries map[string]int64, now time.Time) {
 	fresh := now.Sub(w.listedAt) >= relist
-	for id := range expiries {
-		if _, ok := w.known[id]; !ok && !w.gone[id] {
+	for id, at := range expiries {
+		if _, ok := w.known[id]; !ok && !w.gone[id] && at != Never {
 			fresh = true
 		}
 	}

@@ -49,16 +49,17 @@ func (f *fakeEngine) post(path string) error {
 func TestSweep(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	f := &fakeEngine{state: map[string]string{
-		"due": "running", "frozen": "paused", "later": "running", "asleep": "exited",
+		"due": "running", "frozen": "paused", "later": "running", "asleep": "exited", "unbounded": "running",
 	}}
 	w := watch{api: f, gone: map[string]bool{}}
 	expiries := map[string]int64{
 		"due": now.Unix(), "frozen": now.Unix() - 5, "later": now.Unix() + 60, "asleep": now.Unix() - 1, "removed": now.Unix(),
+		"unbounded": Never,
 	}
 	if got := w.sweep(expiries, now); got != 4 {
-		t.Errorf("guarding %d, want 4 (removed is gone)", got)
+		t.Errorf("guarding %d, want 4 (removed is gone, unbounded has no expiry)", got)
 	}
-	want := map[string]string{"due": "exited", "frozen": "exited", "later": "running", "asleep": "exited"}
+	want := map[string]string{"due": "exited", "frozen": "exited", "later": "running", "asleep": "exited", "unbounded": "running"}
 	for id, s := range want {
 		if f.state[id] != s {
 			t.Errorf("%s is %s, want %s", id, f.state[id], s)

@@ -63,8 +63,9 @@ type Client struct {
 	registries engine.Registries
 
 	// wardenMu lets one of the provider's calls at a time find or make
-	// the engine's expiry warden (warden.go).
+	// the engine's expiry warden (warden.go), whose ID it then keeps.
 	wardenMu sync.Mutex
+	wardenID string
 }
 
 // New builds a client for the engine cfg names. It negotiates the API

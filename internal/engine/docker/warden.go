@@ -37,16 +37,15 @@ const wardenType = "warden"
 // labelWardenVersion records the warden's version, wardenVersion: a
 // provider that finds another replaces it (replaceWarden), keeping what it
 // held.
-const (
-	labelWardenVersion = engine.LabelPrefix + "warden-version"
-	wardenVersion      = "1"
-)
+const labelWardenVersion = engine.LabelPrefix + "warden-version"
+
+var wardenVersion = "1"
 
 // wardenSocket is where the engine's socket is mounted in the warden.
 const wardenSocket = "/run/tfsandbox-engine.sock"
 
 // ExpireAt has the warden stop the sandbox id at at, instead of any expiry
-// it had: after a create, and to renew one.
+// it had: after a create, and to renew one; a zero at removes its expiry.
 func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -55,12 +54,23 @@ func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
 			return err
 		}
 		err = c.register(ctx, wardenID, id, at)
-		if err == nil || !engine.IsConflict(err) {
+		if err == nil || (!engine.IsConflict(err) && !engine.IsNotFound(err)) {
 			return err
 		}
-		// The warden stopped itself, idle, since it was found: start it again.
+		// The warden stopped itself, idle, since it was found (or was
+		// removed): find it again, and start it.
+		c.forgetWarden(wardenID)
 	}
 	return err
+}
+
+// forgetWarden forgets the warden id found before.
+func (c *Client) forgetWarden(id string) {
+	c.wardenMu.Lock()
+	defer c.wardenMu.Unlock()
+	if c.wardenID == id {
+		c.wardenID = ""
+	}
 }
 
 // WardenElsewhereError is a warden whose socket reaches another engine
@@ -75,7 +85,11 @@ func (e *WardenElsewhereError) Error() string {
 
 // register runs the warden's register in its container.
 func (c *Client) register(ctx context.Context, wardenID, id string, at time.Time) error {
-	res, err := c.execWarden(ctx, wardenID, "register", wardenSocket, id, strconv.FormatInt(at.Unix(), 10))
+	unix := int64(warden.Never)
+	if !at.IsZero() {
+		unix = at.Unix()
+	}
+	res, err := c.execWarden(ctx, wardenID, "register", wardenSocket, id, strconv.FormatInt(unix, 10))
 	switch {
 	case err != nil:
 		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
@@ -120,7 +134,7 @@ func (c *Client) execWarden(ctx context.Context, wardenID string, args ...string
 }
 
 // Expiries are the expiries the engine's warden holds, renewals included,
-// by sandbox ID: nil where no warden of the provider runs (none was
+// by sandbox ID (zero for one removed): nil where no warden of the provider runs (none was
 // needed, or it stopped itself with nothing to guard). It makes nothing.
 func (c *Client) Expiries(ctx context.Context) (map[string]time.Time, error) {
 	found, err := c.InspectContainer(ctx, wardenName)
@@ -149,7 +163,11 @@ func (c *Client) listWarden(ctx context.Context, wardenID string) (map[string]ti
 	out := map[string]time.Time{}
 	for _, line := range strings.Split(res.Stdout, "\n") {
 		id, at, ok := strings.Cut(line, " ")
-		if unix, err := strconv.ParseInt(at, 10, 64); ok && err == nil {
+		switch unix, err := strconv.ParseInt(at, 10, 64); {
+		case !ok || err != nil:
+		case unix == warden.Never:
+			out[id] = time.Time{} // its expiry removed
+		default:
 			out[id] = time.Unix(unix, 0).UTC()
 		}
 	}
@@ -164,10 +182,22 @@ func (c *Client) provenWarden(ctx context.Context, found engine.Sandbox) (bool, 
 }
 
 // warden returns the ID of the engine's warden, running: found by its
-// name and proven the provider's, or made.
+// name and proven the provider's, or made; then remembered, until a
+// registration finds it stopped or gone.
 func (c *Client) warden(ctx context.Context) (string, error) {
 	c.wardenMu.Lock()
 	defer c.wardenMu.Unlock()
+	if c.wardenID != "" {
+		return c.wardenID, nil
+	}
+	id, err := c.findWarden(ctx)
+	c.wardenID = id
+	return id, err
+}
+
+// findWarden finds the engine's warden, proves it, starts it if it has
+// stopped, and replaces it if another version made it; or makes it.
+func (c *Client) findWarden(ctx context.Context) (string, error) {
 	found, err := c.InspectContainer(ctx, wardenName)
 	if engine.IsNotFound(err) {
 		if err := c.makeWarden(ctx); err != nil && !engine.IsConflict(err) {

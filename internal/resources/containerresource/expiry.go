@@ -135,12 +135,22 @@ func (r *Resource) guardExpiry(ctx context.Context, id string, m resourceModel, 
 	if r.expirer == nil || at.IsZero() {
 		return nil
 	}
-	if err := r.expirer.ExpireAt(ctx, id, at); err != nil {
-		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root(expiryAttributeOf(m)), "Cannot enforce the expiry",
-			fmt.Sprintf("Having sandbox %s on %s stopped at its expiry (%s) failed: %v. %s", engine.ShortID(id),
-				r.Client.Where(), stamp(at), err, engine.NextStep(err, r.Client.Where())))}
+	return r.setExpiry(ctx, id, m, at)
+}
+
+// setExpiry has the backend's warden stop the sandbox id at at, or no
+// longer for a zero at.
+func (r *Resource) setExpiry(ctx context.Context, id string, m resourceModel, at time.Time) diag.Diagnostics {
+	err := r.expirer.ExpireAt(ctx, id, at)
+	if err == nil {
+		return nil
 	}
-	return nil
+	what := "Having sandbox %s on %s stopped at its expiry (" + stamp(at) + ")"
+	if at.IsZero() {
+		what = "Removing the expiry of sandbox %s on %s"
+	}
+	return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root(expiryAttributeOf(m)), "Cannot enforce the expiry",
+		fmt.Sprintf(what+" failed: %v. %s", engine.ShortID(id), r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 }
 
 // expiryAttributeOf names the attribute that gives m its expiry.

@@ -24,7 +24,8 @@ const hostileCommand = `  command = ["sh", "-c", "trap '' TERM INT HUP QUIT USR1
 // plan reads it as expired, says so and changes nothing; data
 // "sandbox_containers" and terraform query find it with expired = true; a renewal starts it
 // again in place, and the warden then leaves it running; put to sleep, it
-// is not listed as expired, its renewal read. An expiry in the
+// is not listed as expired, its renewal read; an expiry removed is removed
+// from the warden. An expiry in the
 // past is refused at plan.
 func TestAccContainer_expiry(t *testing.T) {
 	name := acctest.Name(t)
@@ -118,6 +119,17 @@ list "sandbox_container" "expired" {
 	tf.Run("apply", "-auto-approve") // the data source reads after the sleep
 	if listed := tf.Exact("output", "-json"); strings.Contains(listed, `"`+name+`"`) {
 		t.Errorf("data sandbox_containers with expired = true lists the renewed sandbox asleep:\n%s", listed)
+	}
+
+	// Its expiry removed, the warden no longer holds one for it.
+	tf.SetConfig(configIn("running", ""))
+	tf.Run("apply", "-auto-approve")
+	held, err := acctest.Engine(t).Expiries(ctx)
+	if at, ok := held[first.ID]; err != nil || !ok || !at.IsZero() {
+		t.Errorf("after the expiry was removed the warden holds %v for the sandbox (%v), want none", at, err)
+	}
+	if plan := tf.Run("plan"); !strings.Contains(plan, "No changes") {
+		t.Errorf("the plan after the expiry was removed is not empty:\n%s", plan)
 	}
 }
 

@@ -188,7 +188,8 @@ func (r *Resource) renew(ctx context.Context, id string, plan, state resourceMod
 		return nil
 	}
 	if r.expirer != nil {
-		return r.guardExpiry(ctx, id, plan, plan.expiresAt(time.Time{}))
+		// A removed expiry (zero) is removed from what enforces it too.
+		return r.setExpiry(ctx, id, plan, plan.expiresAt(time.Time{}))
 	}
 	if r.sleeper == nil || plan.wants() == stateStopped {
 		return nil
