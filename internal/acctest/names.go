@@ -140,19 +140,32 @@ func sweep(string) error {
 		removeVolumesNamed(ctx, dockerAPI, namePrefix, true))
 }
 
+// RemoveIdleWarden removes now the expiry warden of the engine under
+// test, unless a sandbox with an expiry is there: a test of how the
+// provider makes one starts without it.
+func RemoveIdleWarden(t *testing.T) {
+	t.Helper()
+	if err := removeIdleWarden(context.Background(), Docker(t)); err != nil {
+		t.Fatalf("removing the expiry warden: %v", err)
+	}
+}
+
+func removeIdleWarden(ctx context.Context, api *client.Client) error {
+	expiring, err := api.ContainerList(ctx, container.ListOptions{All: true,
+		Filters: filters.NewArgs(filters.Arg("label", engine.LabelExpiresAt))})
+	if err == nil && len(expiring) == 0 {
+		err = removeHelpers(ctx, api, "warden")
+	}
+	return err
+}
+
 // RemoveWarden removes, when the test ends, the expiry warden its
 // sandboxes had (a container and its image) on the engine under test,
 // unless another test's sandbox with an expiry is still there: that
 // test's cleanup removes it.
 func RemoveWarden(t *testing.T) {
 	t.Cleanup(func() {
-		ctx := context.Background()
-		expiring, err := Docker(t).ContainerList(ctx, container.ListOptions{All: true,
-			Filters: filters.NewArgs(filters.Arg("label", engine.LabelExpiresAt))})
-		if err == nil && len(expiring) == 0 {
-			err = removeHelpers(ctx, Docker(t), "warden")
-		}
-		if err != nil {
+		if err := removeIdleWarden(context.Background(), Docker(t)); err != nil {
 			t.Errorf("cleanup: removing the expiry warden: %v", err)
 		}
 	})

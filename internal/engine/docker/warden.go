@@ -54,6 +54,9 @@ func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
 			return err
 		}
 		err = c.register(ctx, wardenID, id, at)
+		if errors.As(err, new(*WardenElsewhereError)) {
+			c.dropUselessWarden(ctx, wardenID)
+		}
 		if err == nil || (!engine.IsConflict(err) && !engine.IsNotFound(err)) {
 			return err
 		}
@@ -62,6 +65,22 @@ func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
 		c.forgetWarden(wardenID)
 	}
 	return err
+}
+
+// dropUselessWarden removes the warden id, which reaches another engine,
+// when it holds nothing (it never could, here): the next apply, its
+// engine_socket set, makes one that reaches this engine.
+func (c *Client) dropUselessWarden(ctx context.Context, id string) {
+	held, err := c.listWarden(ctx, id)
+	if err != nil || len(held) > 0 {
+		return
+	}
+	found, err := c.InspectContainer(ctx, id)
+	if err != nil {
+		return
+	}
+	c.removeWarden(ctx, id, found.Image)
+	c.forgetWarden(id)
 }
 
 // forgetWarden forgets the warden id found before.
@@ -218,7 +237,10 @@ func (c *Client) findWarden(ctx context.Context) (string, error) {
 	}
 	if !engine.IsRunning(found) {
 		if err := c.StartContainer(ctx, found.ID); err != nil {
-			return "", fmt.Errorf("starting the expiry warden (container %s): %w", wardenName, err)
+			return "", fmt.Errorf("starting the expiry warden (container %s) again failed: %w. If the engine's "+
+				"socket moved since the warden was made, remove it (docker rm %s: the sandboxes it guarded are "+
+				"registered again when their expiry next changes) and set the provider's engine_socket", wardenName,
+				err, wardenName)
 		}
 	}
 	if found.Config.Labels[labelWardenVersion] != wardenVersion {
@@ -236,13 +258,7 @@ func (c *Client) replaceWarden(ctx context.Context, old engine.Sandbox) (string,
 		return "", fmt.Errorf("reading the expiries that the expiry warden of another version of the provider "+
 			"holds, to replace it: %w", err)
 	}
-	err = c.within(ctx, "the request to remove a container", engine.SlowCallTimeout, func(ctx context.Context) error {
-		return c.api.ContainerRemove(ctx, old.ID, container.RemoveOptions{Force: true})
-	})
-	if err != nil && !engine.IsNotFound(err) {
-		return "", fmt.Errorf("removing the expiry warden of another version of the provider: %w", err)
-	}
-	c.removeImage(ctx, old.Image)
+	c.removeWarden(ctx, old.ID, old.Image)
 	if err := c.makeWarden(ctx); err != nil && !engine.IsConflict(err) {
 		return "", err
 	}
@@ -298,10 +314,24 @@ func (c *Client) makeWarden(ctx context.Context) error {
 		return fmt.Errorf("creating the expiry warden (container %s, mounting %s): %w", wardenName, socket, err)
 	}
 	if err := c.StartContainer(ctx, id); err != nil {
+		// It never ran and holds nothing: removed, so that the next apply
+		// makes it with the socket then configured.
+		c.removeWarden(ctx, id, img)
 		return fmt.Errorf("starting the expiry warden (container %s, mounting %s from the engine's host; set the "+
 			"provider's engine_socket if the engine's socket is elsewhere): %w", wardenName, socket, err)
 	}
 	return nil
+}
+
+// removeWarden removes the warden id and its image, even when ctx has
+// ended.
+func (c *Client) removeWarden(ctx context.Context, id, img string) {
+	ctx, cancel := engine.Uncancelled(ctx)
+	defer cancel()
+	_ = c.within(ctx, "the request to remove a container", cleanupTimeout, func(ctx context.Context) error {
+		return c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true})
+	})
+	c.removeImage(ctx, img)
 }
 
 // nameTaken reports whether a container has the warden's name.

@@ -2,6 +2,7 @@ package containerresource_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -142,9 +143,12 @@ func awaitStopped(t *testing.T, id string, at time.Time) {
 		if engine.IsRunning(c) || c.State.Paused {
 			continue
 		}
+		// Podman shows a container stopping as not running, with the end
+		// of its run before (or none) until it has ended.
 		ended, err := time.Parse(time.RFC3339Nano, c.State.FinishedAt)
-		if err != nil {
-			t.Fatalf("the sandbox stopped at %q: %v", c.State.FinishedAt, err)
+		started, _ := time.Parse(time.RFC3339Nano, c.State.StartedAt)
+		if err != nil || ended.Before(started) {
+			continue
 		}
 		if late := ended.Sub(at); late > 10*time.Second {
 			t.Fatalf("the sandbox stopped %s after %s, want within 10 s", late, at.Format(time.RFC3339))
@@ -153,4 +157,40 @@ func awaitStopped(t *testing.T, id string, at time.Time) {
 		return
 	}
 	t.Fatalf("the sandbox %s still ran a minute after %s", engine.ShortID(id), at.Format(time.RFC3339))
+}
+
+// The engine over TLS, given the local engine's socket as its own: the
+// warden that socket reaches does not have the sandbox, so the create
+// fails naming engine_socket, leaves neither the sandbox nor that warden,
+// and the next apply, with the engine's own socket, guards its expiry.
+// In the TLS pass (another engine's socket is at the usual path).
+func TestAccContainer_expiryOnAnotherEnginesSocket(t *testing.T) {
+	other := "/var/run/docker.sock"
+	if !strings.HasPrefix(os.Getenv("DOCKER_HOST"), "tcp://") {
+		t.Skip("needs an engine reached over TCP, with another engine's socket at " + other)
+	}
+	acctest.RemoveIdleWarden(t)
+	acctest.RemoveWarden(t)
+	name := acctest.Name(t)
+	tf := acctest.NewCLI(t, stateConfig(name, "running", `  expires_after = "1h"`))
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	own := tf.Env
+	tf.Env = append(append([]string{}, own...), "SANDBOX_ENGINE_SOCKET="+other)
+	out, err := tf.Try("apply", "-auto-approve")
+	if flat := acctest.Flatten(out); err == nil || !strings.Contains(flat, "Cannot enforce the expiry") ||
+		!strings.Contains(flat, "engine_socket") {
+		t.Fatalf("the apply with another engine's socket did not fail naming engine_socket (%v):\n%s", err, out)
+	}
+	acctest.ExpectNoContainers(t, name, "the failed create")
+	if warden := acctest.ContainersNamed(t, "tfsandbox-warden"); len(warden) != 0 {
+		t.Errorf("the warden that reaches another engine was left: %v", warden)
+	}
+
+	tf.Env = own
+	tf.Run("apply", "-auto-approve")
+	c := acctest.Inspect(t, name)
+	held, err := acctest.Engine(t).Expiries(context.Background())
+	if err != nil || !held[c.ID].Equal(engine.ExpiryOf(c.Config.Labels)) {
+		t.Errorf("the warden holds %v for the sandbox (%v), want its expiry %s", held[c.ID], err, engine.ExpiryOf(c.Config.Labels))
+	}
 }
