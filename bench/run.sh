@@ -46,10 +46,10 @@
 #                        down, snapshotted (time and peak RSS), against
 #                        `docker cp` of the same volume
 #   BENCH_WAKE=20        the wake rows: one sandbox frozen and woken, and put
-#                        to sleep and woken, that many times each, on the
-#                        machine's engine, rootful Podman and the test
-#                        cluster (asleep only); median and p95 of the wake;
-#                        0 skips them
+#                        to sleep and woken, that many times each, on each
+#                        backend of BENCH_WAKE_ON (default: local podman
+#                        rootless tls ssh cluster; the cluster asleep only);
+#                        median and p95 of the wake; 0 skips them
 #   BENCH_DESTROY_SPLIT=1 in each round, also the floor's removal asking the
 #                        engine to remove anonymous volumes too (as the
 #                        provider does), and the provider's destroy without
@@ -293,15 +293,20 @@ fi
 
 # The wake rows: one sandbox put to sleep and woken BENCH_WAKE times (20
 # unless set; 0 skips them) from frozen (state = "paused") and from asleep
-# (state = "stopped"), each an apply, on the machine's engine, rootful
-# Podman and the test cluster (asleep only: a pod cannot be frozen).
+# (state = "stopped"), each an apply, on each backend of BENCH_WAKE_ON (the
+# test cluster asleep only: a pod cannot be frozen).
 wake_n="${BENCH_WAKE:-20}"
+wake_on="${BENCH_WAKE_ON:-local podman rootless tls ssh cluster}"
 if [ "$wake_n" != 0 ]; then
-  if ! env $("$repo/scripts/engines.sh" env podman) timeout 20 docker version >/dev/null 2>&1; then
-    engines_started="$engines_started podman"
-  fi
-  "$repo/scripts/engines.sh" start podman
-  for backend in local podman cluster; do
+  for e in $wake_on; do
+    case "$e" in local | cluster) continue ;; esac
+    # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
+    if ! env $("$repo/scripts/engines.sh" env "$e") timeout 20 docker version >/dev/null 2>&1; then
+      engines_started="$engines_started $e"
+    fi
+    "$repo/scripts/engines.sh" start "$e"
+  done
+  for backend in $wake_on; do
     dir=tf states="paused stopped"
     if [ "$backend" = cluster ]; then
       dir=tf-cluster states=stopped
@@ -315,6 +320,10 @@ if [ "$wake_n" != 0 ]; then
     else
       # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
       export $("$repo/scripts/engines.sh" env "$backend")
+      # Rootless Podman freezes nothing on cgroup v1 (paused is refused there).
+      if [ "$backend" = rootless ] && [ "$(docker info -f '{{.CgroupVersion}}' 2>/dev/null)" != 2 ]; then
+        states=stopped
+      fi
     fi
     echo "== wake on $backend: $wake_n times from each of: $states"
     tfdir=$dir where="wake-$backend" tf make 1 apply -auto-approve
@@ -325,7 +334,8 @@ if [ "$wake_n" != 0 ]; then
       done
     done
     tfdir=$dir where="wake-$backend" tf remove 1 destroy -auto-approve
-    unset DOCKER_HOST
+    unset DOCKER_HOST DOCKER_TLS_VERIFY DOCKER_CERT_PATH SANDBOX_ENGINE_SOCKET
+    export PATH="$base_path"
   done
   unset round
 fi

@@ -196,7 +196,12 @@ run_pass() {
     cli+=(SANDBOX_FAULTS=1)
     engine=scratch pkgs=(./internal/faults -v)
     ;;
-  *) printf '\n== tests against the %s engine\n' "$p" ;;
+  *)
+    printf '\n== tests against the %s engine\n' "$p"
+    # Its containerresource tests take some 18 minutes, one at a time
+    # where they drive the CLI themselves.
+    [ "$p" = local ] && timeout=30m
+    ;;
   esac
   # The cluster tests run in the cluster pass alone.
   [ "$p" = cluster ] || unset SANDBOX_TEST_KUBECONFIG SANDBOX_TEST_POD_GATEWAY

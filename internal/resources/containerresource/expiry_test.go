@@ -29,6 +29,8 @@ const hostileCommand = `  command = ["sh", "-c", "trap '' TERM INT HUP QUIT USR1
 // from the warden. An expiry in the
 // past is refused at plan.
 func TestAccContainer_expiry(t *testing.T) {
+	// Two minutes of waiting, beside the other parallel tests.
+	t.Parallel()
 	name := acctest.Name(t)
 	configIn := func(state, expiry string) string {
 		return stateConfig(name, state, hostileCommand+"\n  "+expiry) + `
