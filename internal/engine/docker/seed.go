@@ -145,8 +145,9 @@ const helperProgram = "/tfsandbox-volume-tar"
 // token, and returns its ID: empty, or holding only the program (nil: none)
 // at helperProgram.
 func (c *Client) importHelperImage(ctx context.Context, volume, token string, program *helpers.Helper) (string, error) {
-	return c.importImage(ctx, program, fmt.Sprintf("LABEL %s=%s %s=%s %s=%s %s=%s", engine.LabelManagedBy,
-		engine.ManagedByValue, engine.LabelResourceType, seedHelperType, engine.LabelBuildToken, token, engine.LabelHelperVolume, volume))
+	labels := engine.OwnershipLabels(seedHelperType)
+	labels[engine.LabelHelperVolume] = volume
+	return c.importImage(ctx, program, labelChange(labels, engine.LabelBuildToken, token))
 }
 
 // importImage imports an image with the change (its labels), and returns

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -307,7 +306,7 @@ func (c *Client) makeWarden(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		c.removeImage(ctx, img)
+		c.removeWarden(ctx, "", img)
 		if c.nameTaken(ctx) {
 			return nameInUse{err} // another provider made it meanwhile
 		}
@@ -323,15 +322,15 @@ func (c *Client) makeWarden(ctx context.Context) error {
 	return nil
 }
 
-// removeWarden removes the warden id and its image, even when ctx has
-// ended.
+// removeWarden removes the warden id (none for "") and its image, even
+// when ctx has ended, with the calls every removal uses.
 func (c *Client) removeWarden(ctx context.Context, id, img string) {
-	ctx, cancel := engine.Uncancelled(ctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	_ = c.within(ctx, "the request to remove a container", cleanupTimeout, func(ctx context.Context) error {
-		return c.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true})
-	})
-	c.removeImage(ctx, img)
+	if id != "" {
+		_ = c.RemoveContainer(ctx, id)
+	}
+	_ = c.RemoveImage(ctx, img)
 }
 
 // nameTaken reports whether a container has the warden's name.
@@ -347,15 +346,4 @@ func labelChange(labels map[string]string, key, value string) string {
 		change += fmt.Sprintf(" %s=%s", k, v)
 	}
 	return change + fmt.Sprintf(" %s=%s", key, value)
-}
-
-// removeImage removes an image the provider imported, when what needed it
-// was not made.
-func (c *Client) removeImage(ctx context.Context, id string) {
-	ctx, cancel := engine.Uncancelled(ctx)
-	defer cancel()
-	_ = c.within(ctx, "the request to remove an image", cleanupTimeout, func(ctx context.Context) error {
-		_, err := c.api.ImageRemove(ctx, id, image.RemoveOptions{Force: true})
-		return err
-	})
 }

@@ -166,8 +166,10 @@ func expiryAttributeOf(m resourceModel) string {
 // state as last recorded, which an expired sandbox keeps (the plan then
 // starts nothing).
 func (m *resourceModel) observeExpiry(c engine.Sandbox, prior string, now time.Time) {
-	at, err := time.Parse(time.RFC3339, m.ExpiresAt.ValueString())
-	expired := err == nil && !now.Before(at) && engine.StateOf(c) != engine.StateRunning
+	// The state's expiry, not the label's: a renewal changes only the
+	// state's (and the warden's).
+	c.ExpiresAt, _ = time.Parse(time.RFC3339, m.ExpiresAt.ValueString())
+	expired := engine.Expired(c, now)
 	m.Expired = types.BoolValue(expired)
 	if expired && prior != "" {
 		m.setState(prior)
