@@ -1,11 +1,22 @@
 package connection
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // The engine's socket on its host, for the expiry warden: as configured,
 // else what the address says, else the usual one for the kind of engine.
 func TestEngineSocket(t *testing.T) {
 	t.Setenv(EnvEngineSocket, "")
+	// Opening an ssh:// endpoint looks for the OpenSSH client, which a
+	// machine running only the unit tests may not have; nothing runs it here.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "ssh"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
 	for _, tc := range []struct {
 		name, host, configured string
 		podman                 bool
