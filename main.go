@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
-	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/docker"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/process"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/provider"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/volumetar"
@@ -46,7 +45,7 @@ func main() {
 	// Serve returns when terraform goes away, with creates it cancelled
 	// still removing what they made.
 	waitForEngineWork()
-	docker.CloseTunnels()
+	provider.Close()
 	if err != nil {
 		log.Fatal(err.Error())
 	}
@@ -66,7 +65,7 @@ func exitWhenOrphaned(parent int, every time.Duration) {
 	}
 	log.Printf("[WARN] terraform (pid %d) is gone; exiting once engine calls under way have finished", parent)
 	waitForEngineWork()
-	docker.CloseTunnels()
+	provider.Close()
 	os.Exit(1)
 }
 

@@ -55,3 +55,25 @@ type Seccomp struct {
 	AllowsUserNamespaces bool
 	Profile              string
 }
+
+// Unenforced names the limits of spec that e cannot apply, for a backend's
+// create to refuse whatever reached it past the plan (which refuses them on
+// their attributes first): swap beyond the memory limit, a process limit,
+// ulimits, and memory or CPU where e applies none.
+func (e Enforcement) Unenforced(spec ContainerSpec) []string {
+	l := spec.Limits
+	var out []string
+	for _, c := range []struct {
+		attr      string
+		set, have bool
+	}{
+		{"memory", l.Memory != 0, e.Memory}, {"memory_swap", l.MemorySwap != 0 && l.MemorySwap != l.Memory, e.Swap},
+		{"cpus", l.NanoCPUs != 0, e.CPU}, {"pids_limit", l.PidsLimit != 0, e.Pids},
+		{"ulimits", len(spec.Ulimits) > 0, e.Ulimits},
+	} {
+		if c.set && !c.have {
+			out = append(out, c.attr)
+		}
+	}
+	return out
+}

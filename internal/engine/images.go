@@ -6,11 +6,23 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
-	"github.com/docker/docker/api/types/image"
 )
 
-// Image is the engine's data about an image.
-type Image = image.InspectResponse
+// Image is what an engine shows of an image, in the seam's own terms: its
+// ID, its tags, its labels and the process its containers run by default.
+type Image struct {
+	ID       string
+	RepoTags []string
+	// Created is when the engine made it, as the engine writes it.
+	Created string
+	// Labels are the image's labels; every image's child and container
+	// inherits them, so they prove nothing alone (madeby.go).
+	Labels map[string]string
+	// Entrypoint and Cmd are what a container of the image runs when it
+	// names neither; Env, WorkingDir and User what it runs with.
+	Entrypoint, Cmd, Env []string
+	WorkingDir, User     string
+}
 
 // ImageMissingError says that an image is not on the engine and could not be
 // pulled.

@@ -54,6 +54,10 @@ func New(version string) func() provider.Provider {
 	}
 }
 
+// Close ends what the provider's backends keep for the whole process (the
+// SSH tunnels to remote Docker engines), for its exit.
+func Close() { docker.CloseTunnels() }
+
 // sandboxProvider is the sandbox provider.
 type sandboxProvider struct {
 	version string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/docker/docker/api/types/image"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
@@ -29,12 +31,22 @@ func (c *Client) EnsureImage(ctx context.Context, ref string) (engine.Image, err
 }
 
 func (c *Client) inspectImage(ctx context.Context, ref string) (engine.Image, error) {
-	var img engine.Image
+	var img image.InspectResponse
 	err := c.reread(ctx, "the request to inspect an image", func(ctx context.Context) (err error) {
 		img, err = c.api.ImageInspect(ctx, ref)
 		return err
 	})
-	return img, err
+	return imageOf(img), err
+}
+
+// imageOf is an image's inspect data as the seam's engine.Image.
+func imageOf(img image.InspectResponse) engine.Image {
+	out := engine.Image{ID: img.ID, RepoTags: img.RepoTags, Created: img.Created}
+	if c := img.Config; c != nil {
+		out.Labels, out.Entrypoint, out.Cmd, out.Env = c.Labels, c.Entrypoint, c.Cmd, c.Env
+		out.WorkingDir, out.User = c.WorkingDir, c.User
+	}
+	return out
 }
 
 // InspectImage returns the engine's data for an image.

@@ -23,7 +23,7 @@ import (
 // build's labels (LabelBuildLabels) must have set exactly those, each once,
 // in its newest entries.
 func (c *Client) BuiltByProvider(ctx context.Context, img engine.Image) (bool, error) {
-	if img.Config == nil || !engine.ManagedBy(img.Config.Labels) || img.Config.Labels[engine.LabelBuildToken] == "" {
+	if !engine.ManagedBy(img.Labels) || img.Labels[engine.LabelBuildToken] == "" {
 		return false, nil
 	}
 	var history []image.HistoryResponseItem
@@ -34,7 +34,7 @@ func (c *Client) BuiltByProvider(ctx context.Context, img engine.Image) (bool, e
 	if err != nil {
 		return false, err
 	}
-	labels := img.Config.Labels
+	labels := img.Labels
 	if listed, ok := labels[engine.LabelBuildLabels]; ok {
 		if !newestEntriesSetExactly(history, listed, labels[engine.LabelBuildToken]) {
 			return false, nil
@@ -51,7 +51,7 @@ func (c *Client) firstBuilt(ctx context.Context, img engine.Image) (bool, error)
 	// Not the builder's intermediate images, which carry the labels of the
 	// steps before them and were made first.
 	list, err := c.listImages(ctx, image.ListOptions{Filters: filters.NewArgs(
-		filters.Arg("label", engine.LabelBuildToken+"="+img.Config.Labels[engine.LabelBuildToken]))})
+		filters.Arg("label", engine.LabelBuildToken+"="+img.Labels[engine.LabelBuildToken]))})
 	if err != nil {
 		return false, err
 	}
@@ -302,8 +302,8 @@ func preciseFirst(ctx context.Context, made []engine.Made,
 func (c *Client) imageLabels(ctx context.Context, id string) (map[string]string, error) {
 	img, err := c.inspectImage(ctx, id)
 	switch {
-	case err == nil && img.Config != nil:
-		return img.Config.Labels, nil
+	case err == nil:
+		return img.Labels, nil
 	case err != nil && !engine.IsNotFound(err):
 		return nil, err
 	}

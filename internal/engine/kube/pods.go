@@ -53,11 +53,7 @@ func podName(id string) string {
 // removed here when it can be; the rest carries the create token, by which
 // the caller removes it.
 func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec) (string, error) {
-	planned := engine.PlannedSandbox{Spec: spec}
-	for _, f := range spec.Files {
-		planned.FilesBytes += len(f.Content)
-	}
-	if err := engine.Refused(c.RefuseSandbox(ctx, planned)); err != nil {
+	if err := c.refuseSpec(ctx, spec); err != nil {
 		return "", err
 	}
 	ctx, cancel := engine.Uncancelled(ctx)
@@ -111,6 +107,24 @@ func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec)
 		return "", err
 	}
 	return podID(made), nil
+}
+
+// refuseSpec refuses what a pod cannot carry, as the plan did with what it
+// knew then: the cluster's rules, and the limits a pod has no place for
+// (which the plan refuses through engine.Facts).
+func (c *Client) refuseSpec(ctx context.Context, spec engine.ContainerSpec) error {
+	planned := engine.PlannedSandbox{Spec: spec}
+	for _, f := range spec.Files {
+		planned.FilesBytes += len(f.Content)
+	}
+	if err := engine.Refused(c.RefuseSandbox(ctx, planned)); err != nil {
+		return err
+	}
+	if limits := enforcement.Unenforced(spec); len(limits) > 0 {
+		return invalid{fmt.Errorf("a pod cannot carry %s: %s; remove them (on %s)",
+			strings.Join(limits, ", "), enforcement.Why, c.Where())}
+	}
+	return nil
 }
 
 // create posts obj to the resource and reads what the cluster made into

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
@@ -39,9 +41,19 @@ var refusedAttributes = []struct {
 // write-only environment beside them.
 const filesBytes = 1_000_000
 
-// securityOpts are the security options a pod carries.
-var securityOpts = []string{"no-new-privileges", "no-new-privileges=true", "no-new-privileges:true",
-	"no-new-privileges=false", "no-new-privileges:false", "seccomp=unconfined", "seccomp:unconfined"}
+// securityOpts are the security options a pod carries, each with what it
+// sets in the container's security context (nil: nothing, the default).
+var securityOpts = map[string]func(*corev1.SecurityContext){
+	"no-new-privileges": noNewPrivileges, "no-new-privileges=true": noNewPrivileges,
+	"no-new-privileges:true": noNewPrivileges, "no-new-privileges=false": nil, "no-new-privileges:false": nil,
+	"seccomp=unconfined": seccompUnconfined, "seccomp:unconfined": seccompUnconfined,
+}
+
+func noNewPrivileges(sc *corev1.SecurityContext) { sc.AllowPrivilegeEscalation = ptr(false) }
+
+func seccompUnconfined(sc *corev1.SecurityContext) {
+	sc.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined}
+}
 
 // objectName is a Kubernetes object's name (a pod's, a claim's): a DNS
 // subdomain, lower case.
@@ -81,21 +93,13 @@ func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []e
 			"goes, its Secret, policy and volumes stay), or a Docker or Podman engine to freeze sandboxes")
 	}
 	for _, opt := range spec.SecurityOpt {
-		if !slices.Contains(securityOpts, opt) {
+		if _, ok := securityOpts[opt]; !ok {
 			refuse("security_opts", "", "Security option not possible on a Kubernetes cluster",
 				fmt.Sprintf("security_opts holds %q; a pod carries only no-new-privileges and seccomp=unconfined "+
 					"(its default is the runtime's seccomp profile): remove the others", opt))
 		}
 	}
-	for _, target := range slices.Sorted(maps.Keys(spec.Tmpfs)) {
-		for _, opt := range strings.Split(spec.Tmpfs[target], ",") {
-			if key, _, _ := strings.Cut(opt, "="); key != "" && key != "size" {
-				refuse("tmpfs", target, "tmpfs option not possible on a Kubernetes cluster",
-					fmt.Sprintf("tmpfs[%q] sets %q; a pod's memory-backed volume takes only size: remove the "+
-						"other options", target, opt))
-			}
-		}
-	}
+	out = append(out, c.refuseTmpfs(spec.Tmpfs)...)
 	for _, m := range spec.Mounts {
 		if m.HostPath != "" {
 			refuse("mounts", m.Target, "Host path not possible on a Kubernetes cluster", fmt.Sprintf("mounts[%q] "+
@@ -112,6 +116,29 @@ func (c *Client) RefuseSandbox(ctx context.Context, p engine.PlannedSandbox) []e
 			Detail: fmt.Sprintf("The files have %d bytes, more than the %d a sandbox's files may have on a "+
 				"cluster, where they travel in the sandbox's Secret. Build larger files into the image instead "+
 				"(on %s).", p.FilesBytes, filesBytes, c.Where())})
+	}
+	return out
+}
+
+// refuseTmpfs refuses the tmpfs options a pod's memory-backed volume has
+// no place for: all but a size, which must be one.
+func (c *Client) refuseTmpfs(tmpfs map[string]string) []engine.Refusal {
+	var out []engine.Refusal
+	refuse := func(target, summary, detail string) {
+		out = append(out, engine.Refusal{Attribute: "tmpfs", Key: target, Summary: summary,
+			Detail: detail + " (on " + c.Where() + ")."})
+	}
+	for _, target := range slices.Sorted(maps.Keys(tmpfs)) {
+		if _, err := tmpfsSize(tmpfs[target]); err != nil {
+			refuse(target, "tmpfs size not possible on a Kubernetes cluster", fmt.Sprintf("tmpfs[%q]: %v: "+
+				"write size=64m, for example", target, err))
+		}
+		for _, opt := range strings.Split(tmpfs[target], ",") {
+			if key, _, _ := strings.Cut(opt, "="); key != "" && key != "size" {
+				refuse(target, "tmpfs option not possible on a Kubernetes cluster", fmt.Sprintf("tmpfs[%q] sets "+
+					"%q; a pod's memory-backed volume takes only size: remove the other options", target, opt))
+			}
+		}
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -70,10 +69,7 @@ func podFor(spec engine.ContainerSpec, namespace, class string) (*corev1.Pod, er
 	if err != nil {
 		return nil, err
 	}
-	container, volumes, err := containerFor(spec)
-	if err != nil {
-		return nil, err
-	}
+	container, volumes := containerFor(spec)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: spec.Name, Namespace: namespace, Labels: selectorLabels(spec),
@@ -100,52 +96,40 @@ func podFor(spec engine.ContainerSpec, namespace, class string) (*corev1.Pod, er
 }
 
 // containerFor is the sandbox's container, and the volumes of its tmpfs
-// mounts.
-func containerFor(spec engine.ContainerSpec) (corev1.Container, []corev1.Volume, error) {
-	sc, err := securityContext(spec)
-	if err != nil {
-		return corev1.Container{}, nil, err
-	}
-	resources, err := resourcesFor(spec)
-	if err != nil {
-		return corev1.Container{}, nil, err
-	}
+// mounts, its files and its claims. What a pod cannot carry the rules
+// (rules.go) refused before this: it is left out here.
+func containerFor(spec engine.ContainerSpec) (corev1.Container, []corev1.Volume) {
 	c := corev1.Container{
 		Name: containerName, Image: spec.Image, ImagePullPolicy: corev1.PullIfNotPresent,
 		Command: spec.Entrypoint, Args: spec.Command, WorkingDir: spec.WorkingDir,
-		Env: envFor(spec), SecurityContext: sc, Resources: resources,
+		Env: envFor(spec), SecurityContext: securityContext(spec), Resources: resourcesFor(spec.Limits),
 	}
-	volumes, mounts, err := tmpfsVolumes(spec.Tmpfs)
-	if err != nil {
-		return corev1.Container{}, nil, err
-	}
+	volumes, mounts := tmpfsVolumes(spec.Tmpfs)
 	fileVolumes, fileMounts := filesVolume(spec)
-	workspaces, workspaceMounts, err := workspaceVolumes(spec.Mounts)
+	workspaces, workspaceMounts := workspaceVolumes(spec.Mounts)
 	c.VolumeMounts = slices.Concat(mounts, fileMounts, workspaceMounts)
-	return c, slices.Concat(volumes, fileVolumes, workspaces), err
+	return c, slices.Concat(volumes, fileVolumes, workspaces)
 }
 
 // workspacePrefix names the pod's volume of each claim it mounts.
 const workspacePrefix = "workspace-"
 
 // workspaceVolumes mount each sandbox_volume, which is a claim on a
-// cluster (volumes.go), at its target. A pod mounts no host path.
-func workspaceVolumes(mounts []engine.Mount) ([]corev1.Volume, []corev1.VolumeMount, error) {
+// cluster (volumes.go), at its target. A pod mounts no host path (the
+// rules refuse one).
+func workspaceVolumes(mounts []engine.Mount) ([]corev1.Volume, []corev1.VolumeMount) {
 	var (
 		volumes []corev1.Volume
 		out     []corev1.VolumeMount
 	)
 	for i, m := range mounts {
-		if m.HostPath != "" || m.Volume == "" {
-			return nil, nil, fmt.Errorf("mount at %s: a pod mounts volumes (claims), not host paths", m.Target)
-		}
 		name := workspacePrefix + strconv.Itoa(i)
 		volumes = append(volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: m.Volume, ReadOnly: m.ReadOnly},
 		}})
 		out = append(out, corev1.VolumeMount{Name: name, MountPath: m.Target, ReadOnly: m.ReadOnly})
 	}
-	return volumes, out, nil
+	return volumes, out
 }
 
 // envFor is the container's environment: the write-only variables from
@@ -209,7 +193,7 @@ const filesVolumeName = "files"
 
 // securityContext is the container's privileges: user, capabilities, no
 // new privileges, read-only root and seccomp.
-func securityContext(spec engine.ContainerSpec) (*corev1.SecurityContext, error) {
+func securityContext(spec engine.ContainerSpec) *corev1.SecurityContext {
 	sc := &corev1.SecurityContext{
 		Privileged:               ptr(false),
 		AllowPrivilegeEscalation: ptr(true),
@@ -226,43 +210,29 @@ func securityContext(spec engine.ContainerSpec) (*corev1.SecurityContext, error)
 		}
 	}
 	for _, opt := range spec.SecurityOpt {
-		key, value, _ := strings.Cut(strings.Replace(opt, ":", "=", 1), "=")
-		switch {
-		case key == "no-new-privileges" && (value == "" || value == "true"):
-			sc.AllowPrivilegeEscalation = ptr(false)
-		case key == "no-new-privileges" && value == "false":
-		case key == "seccomp" && value == "unconfined":
-			sc.SeccompProfile.Type = corev1.SeccompProfileTypeUnconfined
-		default:
-			return nil, fmt.Errorf("security option %q has no meaning on a Kubernetes cluster", opt)
+		if apply := securityOpts[opt]; apply != nil {
+			apply(sc)
 		}
 	}
-	if spec.User != "" {
-		uid, gid, err := numericUser(spec.User)
-		if err != nil {
-			return nil, err
-		}
+	if uid, gid, err := numericUser(spec.User); spec.User != "" && err == nil {
 		sc.RunAsUser, sc.RunAsGroup = uid, gid
 	}
-	return sc, nil
+	return sc
 }
 
 // numericUser reads a user as "UID" or "UID:GID": a pod names users by
 // number only.
 func numericUser(user string) (*int64, *int64, error) {
 	u, g, hasGroup := strings.Cut(user, ":")
-	if !digits(u) || (hasGroup && !digits(g)) {
-		return nil, nil, fmt.Errorf("user %q: a pod names its user by number (UID or UID:GID)", user)
-	}
 	uid, err := strconv.ParseInt(u, 10, 64)
-	if err != nil {
+	if err != nil || !digits(u) {
 		return nil, nil, fmt.Errorf("user %q: a pod names its user by number (UID or UID:GID)", user)
 	}
 	if !hasGroup {
 		return &uid, nil, nil
 	}
 	gid, err := strconv.ParseInt(g, 10, 64)
-	if err != nil {
+	if err != nil || !digits(g) {
 		return nil, nil, fmt.Errorf("user %q: a pod names its group by number (UID:GID)", user)
 	}
 	return &uid, &gid, nil
@@ -273,14 +243,8 @@ func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == 
 
 // resourcesFor is the container's memory and CPU limits, requested as
 // much as limited so that the scheduler places the sandbox where they fit.
-func resourcesFor(spec engine.ContainerSpec) (corev1.ResourceRequirements, error) {
-	l := spec.Limits
-	// No swap is what a pod has: memory_swap equal to memory.
-	if l.MemorySwap != l.Memory || l.PidsLimit != 0 || len(spec.Ulimits) > 0 || spec.ShmSize != 0 ||
-		len(spec.Ports) > 0 {
-		return corev1.ResourceRequirements{}, errors.New("a pod carries no memory_swap, pids_limit, ulimits, " +
-			"shm_size or ports")
-	}
+// A pod carries no other limit (enforcement, which the create asks first).
+func resourcesFor(l engine.Limits) corev1.ResourceRequirements {
 	list := corev1.ResourceList{}
 	if l.Memory > 0 {
 		list[corev1.ResourceMemory] = *resource.NewQuantity(l.Memory, resource.BinarySI)
@@ -289,44 +253,44 @@ func resourcesFor(spec engine.ContainerSpec) (corev1.ResourceRequirements, error
 		list[corev1.ResourceCPU] = *resource.NewMilliQuantity(l.NanoCPUs/1e6, resource.DecimalSI)
 	}
 	if len(list) == 0 {
-		return corev1.ResourceRequirements{}, nil
+		return corev1.ResourceRequirements{}
 	}
-	return corev1.ResourceRequirements{Limits: list, Requests: list.DeepCopy()}, nil
+	return corev1.ResourceRequirements{Limits: list, Requests: list.DeepCopy()}
 }
 
 // tmpfsVolumes are memory-backed emptyDir volumes for the tmpfs mounts,
-// sized by their size option, the only one a pod can carry.
-func tmpfsVolumes(tmpfs map[string]string) ([]corev1.Volume, []corev1.VolumeMount, error) {
+// sized by their size option, the only one a pod can carry (the rules
+// refuse the others, and a size that is not one).
+func tmpfsVolumes(tmpfs map[string]string) ([]corev1.Volume, []corev1.VolumeMount) {
 	var (
 		volumes []corev1.Volume
 		mounts  []corev1.VolumeMount
 	)
 	for i, target := range slices.Sorted(maps.Keys(tmpfs)) {
 		ed := &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}
-		for _, opt := range strings.Split(tmpfs[target], ",") {
-			key, value, _ := strings.Cut(opt, "=")
-			switch key {
-			case "":
-			case "size":
-				q, err := tmpfsSize(value)
-				if err != nil {
-					return nil, nil, fmt.Errorf("tmpfs %s: %w", target, err)
-				}
-				ed.SizeLimit = &q
-			default:
-				return nil, nil, fmt.Errorf("tmpfs %s: option %q has no meaning on a Kubernetes cluster (only size)", target, opt)
-			}
+		if q, err := tmpfsSize(tmpfs[target]); err == nil && q != nil {
+			ed.SizeLimit = q
 		}
 		name := fmt.Sprintf("tmpfs-%d", i)
 		volumes = append(volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: ed}})
 		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: target})
 	}
-	return volumes, mounts, nil
+	return volumes, mounts
 }
 
-// tmpfsSize reads a tmpfs size as the kernel takes it (bytes, or k, m, g).
-func tmpfsSize(v string) (resource.Quantity, error) {
-	mult := int64(1)
+// tmpfsSize reads the size option of a tmpfs mount's options as the kernel
+// takes it (bytes, or k, m, g), nil when it has none.
+func tmpfsSize(options string) (*resource.Quantity, error) {
+	var size string
+	for _, opt := range strings.Split(options, ",") {
+		if key, value, _ := strings.Cut(opt, "="); key == "size" {
+			size = value
+		}
+	}
+	if size == "" {
+		return nil, nil
+	}
+	mult, v := int64(1), size
 	switch {
 	case strings.HasSuffix(v, "k"):
 		mult, v = 1<<10, strings.TrimSuffix(v, "k")
@@ -337,9 +301,9 @@ func tmpfsSize(v string) (resource.Quantity, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
-		return resource.Quantity{}, fmt.Errorf("size %q: a pod takes a size in bytes, k, m or g", v)
+		return nil, fmt.Errorf("size %q: a pod takes a size in bytes, k, m or g", size)
 	}
-	return *resource.NewQuantity(n*mult, resource.BinarySI), nil
+	return resource.NewQuantity(n*mult, resource.BinarySI), nil
 }
 
 // restartPolicy is the pod's restart policy for a Docker one.

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -230,6 +231,7 @@ func TestClaimProvenance(t *testing.T) {
 	}
 }
 
+// What reaches a create past the plan is refused there, by the same rules.
 func TestSpecsAPodCannotCarry(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -237,22 +239,28 @@ func TestSpecsAPodCannotCarry(t *testing.T) {
 		want   string
 	}{
 		{"user by name", func(s *engine.ContainerSpec) { s.User = "nobody" }, "by number"},
-		{"apparmor", func(s *engine.ContainerSpec) { s.SecurityOpt = []string{"apparmor=x"} }, "no meaning"},
-		{"tmpfs mode", func(s *engine.ContainerSpec) { s.Tmpfs = map[string]string{"/tmp": "mode=1777"} }, "only size"},
+		{"apparmor", func(s *engine.ContainerSpec) { s.SecurityOpt = []string{"apparmor=x"} }, "security_opts holds"},
+		{"tmpfs mode", func(s *engine.ContainerSpec) { s.Tmpfs = map[string]string{"/tmp": "mode=1777"} }, "takes only size"},
+		{"tmpfs size", func(s *engine.ContainerSpec) { s.Tmpfs = map[string]string{"/tmp": "size=lots"} }, "bytes, k, m or g"},
 		{"pids", func(s *engine.ContainerSpec) { s.Limits.PidsLimit = 10 }, "pids_limit"},
 		{"swap", func(s *engine.ContainerSpec) { s.Limits.MemorySwap = -1 }, "memory_swap"},
-		{"restart", func(s *engine.ContainerSpec) { s.Restart = "on-failure:3" }, "no meaning"},
+		{"ulimits", func(s *engine.ContainerSpec) { s.Ulimits = []engine.Ulimit{{Name: "nofile", Soft: 1, Hard: 1}} }, "ulimits"},
 		{"host path", func(s *engine.ContainerSpec) {
 			s.Mounts = []engine.Mount{{Target: "/data", HostPath: "/srv/data"}}
-		}, "not host paths"},
+		}, "mounts a host path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := hardened()
 			tc.change(&spec)
-			if _, err := podFor(spec, "sandboxes", "gvisor"); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("podFor: %v, want an error about %q", err, tc.want)
+			if err := testClient.refuseSpec(context.Background(), spec); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("refused: %v, want an error about %q", err, tc.want)
 			}
 		})
+	}
+	spec := hardened()
+	spec.Restart = "on-failure:3"
+	if _, err := podFor(spec, "sandboxes", "gvisor"); err == nil || !strings.Contains(err.Error(), "no meaning") {
+		t.Errorf("podFor with a restart policy a pod has not: %v", err)
 	}
 }
 

@@ -116,7 +116,7 @@ func (r *Resource) provenDerived(ctx context.Context, id string) (bool, error) {
 		return false, nil
 	case err != nil:
 		return false, err
-	case img.Config == nil || img.Config.Labels[labelDerivedFiles] != "true" || !engine.ManagedBy(img.Config.Labels):
+	case img.Labels[labelDerivedFiles] != "true" || !engine.ManagedBy(img.Labels):
 		return false, nil
 	}
 	return r.images.BuiltByProvider(ctx, img)

@@ -134,9 +134,9 @@ func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if img.ID == base.ID || !engine.ManagedBy(img.Config.Labels) || !c.HostConfig.ReadonlyRootfs {
+		if img.ID == base.ID || !engine.ManagedBy(img.Labels) || !c.HostConfig.ReadonlyRootfs {
 			return fmt.Errorf("the sandbox runs %s (labels %v, read-only %t), not an image derived from %s",
-				img.ID, img.Config.Labels, c.HostConfig.ReadonlyRootfs, base.ID)
+				img.ID, img.Labels, c.HostConfig.ReadonlyRootfs, base.ID)
 		}
 		derived[img.ID] = true
 		return nil

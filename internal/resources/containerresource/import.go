@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
@@ -100,15 +99,11 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Sandbox, img
 	if cfg == nil {
 		cfg = &engine.ContainerConfig{}
 	}
-	var imgCfg ocispec.ImageConfig
-	if img.Config != nil {
-		imgCfg = img.Config.ImageConfig
-	}
 
 	rec, recorded := configured(cfg.Labels)
 	m.Image = types.StringValue(cfg.Image)
-	env := withoutSecrets(envMap(without(cfg.Env, imgCfg.Env)), cfg.Labels)
-	m.WorkingDir = stringOrNull(cfg.WorkingDir, imgCfg.WorkingDir)
+	env := withoutSecrets(envMap(without(cfg.Env, img.Env)), cfg.Labels)
+	m.WorkingDir = stringOrNull(cfg.WorkingDir, img.WorkingDir)
 	var defaults engine.Defaults
 	if recorded {
 		m.Image = types.StringValue(rec.Image)
@@ -120,10 +115,10 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Sandbox, img
 			defaults = rec.importDefaults(c.HostConfig)
 		}
 	}
-	m.Entrypoint, m.Command = importProcess(cfg.Entrypoint, cfg.Cmd, imgCfg)
+	m.Entrypoint, m.Command = importProcess(cfg.Entrypoint, cfg.Cmd, img)
 	m.Env = values.StringMap(env)
-	m.Labels = values.StringMap(userLabels(cfg.Labels, imgCfg.Labels))
-	m.User = stringOrNull(cfg.User, imgCfg.User)
+	m.Labels = values.StringMap(userLabels(cfg.Labels, img.Labels))
+	m.User = stringOrNull(cfg.User, img.User)
 
 	withInit := false
 	if c.HostConfig != nil && c.HostConfig.Init != nil {
@@ -160,7 +155,7 @@ func (m *resourceModel) setFromEngine(ctx context.Context, c engine.Sandbox, img
 
 // importProcess returns entrypoint and command as a configuration would
 // have set them: null for the keep-alive and for what the image gives.
-func importProcess(entrypoint, command []string, img ocispec.ImageConfig) (types.List, types.List) {
+func importProcess(entrypoint, command []string, img engine.Image) (types.List, types.List) {
 	switch {
 	case slices.Equal(entrypoint, keepAlive) && len(command) == 0:
 		entrypoint, command = nil, nil

@@ -5,11 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/docker/docker/api/types/image"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	dockerspec "github.com/moby/docker-image-spec/specs-go/v1"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
@@ -104,12 +101,12 @@ func importCase(cfg engine.ContainerConfig, mode string, networks ...string) eng
 
 func TestSetFromEngine(t *testing.T) {
 	t.Parallel()
-	img := image.InspectResponse{Config: &dockerspec.DockerOCIImageConfig{ImageConfig: ocispec.ImageConfig{
+	img := engine.Image{
 		Env:        []string{"PATH=/bin"},
 		Cmd:        []string{"sh"},
 		WorkingDir: "/",
 		Labels:     map[string]string{"org.example.base": "busybox"},
-	}}}
+	}
 	null := types.StringNull()
 	tests := map[string]struct {
 		in   engine.Sandbox

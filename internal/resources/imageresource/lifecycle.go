@@ -117,7 +117,7 @@ func (r *Resource) checkNameFree(ctx context.Context, name, owner string) diag.D
 		return r.othersNameDiagnostic(name, img)
 	}
 	inherited := ""
-	if img.Config != nil && engine.ManagedBy(img.Config.Labels) {
+	if engine.ManagedBy(img.Labels) {
 		inherited = " (it carries this provider's labels, inherited from an image the provider built: it was " +
 			"built FROM one, or committed from a sandbox)"
 	}
@@ -147,7 +147,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 			name, engine.ShortID(id), r.Client.Endpoint(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 		return diags
 	}
-	if img.Config == nil || !engine.ManagedBy(img.Config.Labels) {
+	if !engine.ManagedBy(img.Labels) {
 		diags.AddWarning("Image left on the engine", fmt.Sprintf(
 			"Image %s on the Docker engine at %s does not carry this provider's labels, so it was left there. "+
 				"Remove it by hand (docker rmi) if it is not needed.",
@@ -266,7 +266,7 @@ func (r *Resource) provenImage(ctx context.Context, ref string) (engine.Image, b
 	if err != nil {
 		return img, false, err
 	}
-	if img.Config == nil || img.Config.Labels[engine.LabelResourceType] != resourceType {
+	if img.Labels[engine.LabelResourceType] != resourceType {
 		return img, false, nil
 	}
 	built, err := r.images.BuiltByProvider(ctx, img)

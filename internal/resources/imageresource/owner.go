@@ -63,7 +63,7 @@ func (r *Resource) nameHolder(ctx context.Context, name, owner string) (holder, 
 		return holdsNothing, img, err
 	case !built:
 		return foreignImage, img, nil
-	case img.Config.Labels[labelOwner] == owner:
+	case img.Labels[labelOwner] == owner:
 		return ownImage, img, nil
 	}
 	return othersImage, img, nil

@@ -140,20 +140,24 @@ list "sandbox_image" "left" {
 // whose build sets every label the build of the image id set, and tags it
 // tag.
 func copyByHand(ctx context.Context, api *client.Client, id, tag string) (string, error) {
-	img, err := api.ImageInspect(ctx, id)
+	inspected, err := api.ImageInspect(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	if img.Config == nil || img.Config.Labels[engine.LabelBuildToken] == "" {
+	if inspected.Config == nil {
+		return "", fmt.Errorf("the image %s has no configuration", id)
+	}
+	img := inspected.Config
+	if img.Labels[engine.LabelBuildToken] == "" {
 		return "", fmt.Errorf("the image %s has no build token to copy", id)
 	}
 	var keys []string
-	if err := json.Unmarshal([]byte(img.Config.Labels[engine.LabelBuildLabels]), &keys); err != nil {
+	if err := json.Unmarshal([]byte(img.Labels[engine.LabelBuildLabels]), &keys); err != nil {
 		return "", err
 	}
 	labels := map[string]string{}
 	for _, k := range keys {
-		labels[k] = img.Config.Labels[k]
+		labels[k] = img.Labels[k]
 	}
 	return buildByHandWith(ctx, api, acctest.TestImage, "", tag, labels)
 }

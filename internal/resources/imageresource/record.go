@@ -57,10 +57,7 @@ var errNoRecord = errors.New("it was built by an earlier version of the provider
 // from here, else as the absolute directory. An image whose record does
 // not hold together (its owner label was not made from it) is refused.
 func importedModel(img engine.Image) (resourceModel, error) {
-	var labels map[string]string
-	if img.Config != nil {
-		labels = img.Config.Labels
-	}
+	labels := img.Labels
 	raw, ok := labels[labelBuild]
 	if !ok {
 		return resourceModel{}, errNoRecord

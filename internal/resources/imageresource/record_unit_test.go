@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	dockerspec "github.com/moby/docker-image-spec/specs-go/v1"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/timeouts"
@@ -21,8 +19,7 @@ import (
 func builtImage(m resourceModel, tags ...string) engine.Image {
 	labels := m.imageLabels("sha256:feed")
 	labels["from.the.base"] = "inherited"
-	return engine.Image{ID: "sha256:0123456789ab", RepoTags: tags, Config: &dockerspec.DockerOCIImageConfig{
-		ImageConfig: ocispec.ImageConfig{Labels: labels}}}
+	return engine.Image{ID: "sha256:0123456789ab", RepoTags: tags, Labels: labels}
 }
 
 // configured is a sandbox_image's configuration with context dir.
@@ -111,7 +108,7 @@ func TestImportedModelRefusesWhatItCannotGiveBack(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			img := builtImage(configured(dir), "agents/python:latest")
-			tt.change(img.Config.Labels)
+			tt.change(img.Labels)
 			_, err := importedModel(img)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("importedModel = %v, want an error saying %q", err, tt.want)

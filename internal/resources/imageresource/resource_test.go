@@ -349,8 +349,8 @@ func TestAccImage_dockerfileTargetAndLabels(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if img.Config.Labels["team"] != "platform" || !engine.ManagedBy(img.Config.Labels) {
-					return fmt.Errorf("image labels %v", img.Config.Labels)
+				if img.Labels["team"] != "platform" || !engine.ManagedBy(img.Labels) {
+					return fmt.Errorf("image labels %v", img.Labels)
 				}
 				return nil
 			}),
