@@ -14,9 +14,14 @@
 # Usage: cluster.sh build | start | stop | running | env
 #
 #   build  builds the binaries into .build/cluster/bin (a cold build is about
-#          2,400 CPU-seconds)
+#          2,400 CPU-seconds), agent-sandbox's controller among them
 #   start  builds what is missing, starts the cluster, and waits for its node
-#          to be Ready and the test image to be there
+#          to be Ready and the test image to be there; it installs
+#          agent-sandbox (kubernetes-sigs/agent-sandbox, pinned in
+#          tools/agentsandbox): its CRDs, and its controller with the
+#          extensions (templates, warm pools, claims), run beside the control
+#          plane. SANDBOX_CLUSTER_AGENT_SANDBOX=0 starts a cluster without
+#          them, which serves only pods.
 #   stop   stops everything start started, and removes its pods, network
 #          and mounts; the binaries stay
 #   running  exits 0 when the cluster runs
@@ -63,8 +68,15 @@ die() { echo "cluster: $*" >&2; exit 1; }
 # No kubectl: the script asks the API server with curl, and a developer's
 # kubectl (Debian's kubernetes-client, say) reads etc/admin.kubeconfig.
 components=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet)
+# agent-sandbox: built from its own module (tools/agentsandbox), and the
+# ports its controller serves its health and metrics on.
+agent_sandbox="${SANDBOX_CLUSTER_AGENT_SANDBOX:-1}"
+agent_sandbox_tools=(agent-sandbox-controller yaml2json)
+agent_sandbox_health_port=26281
+agent_sandbox_metrics_port=26280
 
 build() {
+  build_agent_sandbox
   local missing=()
   for c in "${components[@]}"; do [ -x "$bin/$c" ] || missing+=("$c"); done
   [ "${#missing[@]}" -eq 0 ] && return 0
@@ -85,6 +97,45 @@ build() {
     -X k8s.io/component-base/version.gitTreeState=clean" "${pkgs[@]}")
 }
 
+build_agent_sandbox() {
+  local missing=() c
+  for c in "${agent_sandbox_tools[@]}"; do [ -x "$bin/$c" ] || missing+=("$c"); done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  say "building ${missing[*]} (agent-sandbox $(agent_sandbox_version))"
+  mkdir -p "$bin"
+  (cd "$repo/tools/agentsandbox" && for c in "${missing[@]}"; do
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/$c" "$(go list -f '{{.ImportPath}}' tool |
+      grep "/$c\$")" || exit 1
+  done)
+}
+
+agent_sandbox_version() { (cd "$repo/tools/agentsandbox" && go list -m -f '{{.Version}}' sigs.k8s.io/agent-sandbox); }
+
+# install_agent_sandbox: agent-sandbox's CRDs, from its module, and its
+# controller, run as the cluster's admin outside the cluster (as its
+# manifests run it inside, with its RBAC) with leader election off; waits
+# until every CRD is established and the controller is healthy.
+install_agent_sandbox() {
+  local dir crd json name
+  dir="$(cd "$repo/tools/agentsandbox" && go list -m -f '{{.Dir}}' sigs.k8s.io/agent-sandbox)"
+  mkdir -p "$etc/agent-sandbox"
+  for crd in "$dir"/k8s/crds/*.yaml; do
+    json="$etc/agent-sandbox/$(basename "$crd" .yaml).json"
+    "$bin/yaml2json" <"$crd" >"$json"
+    name="$(basename "$crd" .yaml | sed 's/^\([^_]*\)_\(.*\)$/\2.\1/')"
+    api GET "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$name" >/dev/null 2>&1 ||
+      api POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "@$json" >/dev/null ||
+      die "the CRD $name was refused; see $json"
+    wait_for "the CRD $name" 60 crd_established "$name"
+  done
+  daemon agent-sandbox-controller "$bin/agent-sandbox-controller" --kubeconfig "$etc/admin.kubeconfig" \
+    --extensions --leader-elect=false --metrics-bind-address "127.0.0.1:$agent_sandbox_metrics_port" \
+    --health-probe-bind-address "127.0.0.1:$agent_sandbox_health_port"
+  wait_for "agent-sandbox's controller" 60 curl -sf "http://127.0.0.1:$agent_sandbox_health_port/readyz"
+}
+
+crd_established() { api GET "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$1" | tr -d ' \n' |
+  grep -q '"type":"Established","status":"True"'; }
 
 # cert NAME CN O [SAN]: a key and a certificate signed by the cluster's CA.
 cert() {
@@ -435,6 +486,7 @@ start() {
   runtime_class gvisor runsc
   runtime_class none runc-none
   default_storage_class
+  [ "$agent_sandbox" = 0 ] || install_agent_sandbox
   say "ready in $((SECONDS - t0))s: KUBECONFIG=$etc/admin.kubeconfig"
 }
 
@@ -452,6 +504,7 @@ stop_pid() {
 
 stop() {
   [ -d "$run" ] || { say "not running"; return 0; }
+  stop_pid agent-sandbox-controller
   stop_pid kubelet
   # The pods' containers, then their shims.
   if [ -S "$run/containerd.sock" ] && command -v crictl >/dev/null 2>&1; then
