@@ -31,6 +31,7 @@ type clusterModel struct {
 	RuntimeClass  types.String `tfsdk:"runtime_class"`
 	HelperImage   types.String `tfsdk:"helper_image"`
 	PullSecrets   types.List   `tfsdk:"image_pull_secrets"`
+	SandboxAPI    types.String `tfsdk:"sandbox_api"`
 }
 
 // dockerSettings are the arguments that pick and reach a Docker engine,
@@ -99,6 +100,18 @@ func clusterAttribute() schema.Attribute { //nolint:funlen // a schema literal
 				Optional:    true,
 				Validators:  []validator.List{listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 			},
+			"sandbox_api": schema.StringAttribute{
+				MarkdownDescription: "What a new sandbox is made as: `\"" + kube.APIPods + "\"` (the default), a " +
+					"bare pod the provider keeps; or `\"" + kube.APIAgentSandbox + "\"`, an agent-sandbox " +
+					"(kubernetes-sigs/agent-sandbox) `Sandbox`, whose controller keeps its pod, suspends it while " +
+					"it sleeps and ends it at its expiry, with the same pod, deny-all NetworkPolicy and Secrets, " +
+					"owned by the Sandbox. Chosen, never detected: a cluster that starts serving agent-sandbox " +
+					"does not change what a configuration makes. A sandbox keeps what it was made as when this " +
+					"changes (its ID says which); `\"" + kube.APIAgentSandbox + "\"` on a cluster that does not " +
+					"serve the API is an error when the provider is configured. See the Kubernetes guide.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(kube.APIPods, kube.APIAgentSandbox)},
+			},
 		},
 	}
 }
@@ -113,7 +126,8 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 		return
 	}
 	for name, v := range map[string]types.String{"config_path": m.ConfigPath, "config_context": m.ConfigContext,
-		"namespace": m.Namespace, "runtime_class": m.RuntimeClass, "helper_image": m.HelperImage} {
+		"namespace": m.Namespace, "runtime_class": m.RuntimeClass, "helper_image": m.HelperImage,
+		"sandbox_api": m.SandboxAPI} {
 		if v.IsUnknown() {
 			resp.Diagnostics.AddAttributeError(path.Root("kubernetes").AtName(name), "Unknown cluster setting",
 				fmt.Sprintf("The provider's kubernetes.%s must be known when Terraform plans: the provider reads "+
@@ -135,6 +149,7 @@ func (p *sandboxProvider) configureCluster(ctx context.Context, cfg providerMode
 		ConfigPath: m.ConfigPath.ValueString(), Context: m.ConfigContext.ValueString(),
 		Namespace: m.Namespace.ValueString(), RuntimeClass: m.RuntimeClass.ValueString(),
 		HelperImage: m.HelperImage.ValueString(), PullSecrets: pullSecrets, Version: p.version,
+		SandboxAPI: m.SandboxAPI.ValueString(),
 	})
 	if none := new(kube.NoKubeconfigError); errors.As(err, &none) {
 		resp.Diagnostics.AddAttributeError(path.Root("kubernetes").AtName("config_path"), "No kubeconfig for the cluster",

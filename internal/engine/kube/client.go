@@ -59,19 +59,32 @@ type Config struct {
 	HelperImage string
 	// PullSecrets are image pull secrets every sandbox's pod names.
 	PullSecrets []string
+	// SandboxAPI is what a new sandbox is made as: APIPods (empty) a bare
+	// pod, APIAgentSandbox an agent-sandbox Sandbox (agentsandbox.go).
+	SandboxAPI string
 	// Version is the provider's version, for the user agent.
 	Version string
 }
 
+// The values of Config.SandboxAPI.
+const (
+	APIPods         = "pods"
+	APIAgentSandbox = "agent-sandbox"
+)
+
 // Client runs sandboxes on one cluster, in one namespace.
 type Client struct {
-	rest      *rest.Config
-	core      *rest.RESTClient
-	network   *rest.RESTClient
-	node      *rest.RESTClient
-	params    runtime.ParameterCodec
-	namespace string
-	class     string
+	rest    *rest.Config
+	core    *rest.RESTClient
+	network *rest.RESTClient
+	node    *rest.RESTClient
+	// agents is the client of agent-sandbox's API group, and agentSandbox
+	// whether new sandboxes are its Sandboxes (agentsandbox.go).
+	agents       *rest.RESTClient
+	agentSandbox bool
+	params       runtime.ParameterCodec
+	namespace    string
+	class        string
 	// helperImage is the image of the pods that copy into and out of
 	// claims (archive.go).
 	helperImage string
@@ -147,7 +160,7 @@ func New(cfg Config) (*Client, error) {
 			"certificate-authority-data)", describeSource(cfg), rc.Host)
 	}
 	c := &Client{rest: rc, namespace: cfg.Namespace, class: cfg.RuntimeClass, server: rc.Host, context: cfg.Context,
-		helperImage: cfg.HelperImage, pullSecrets: cfg.PullSecrets}
+		helperImage: cfg.HelperImage, pullSecrets: cfg.PullSecrets, agentSandbox: cfg.SandboxAPI == APIAgentSandbox}
 	if c.helperImage == "" {
 		c.helperImage = DefaultHelperImage
 	}
@@ -174,6 +187,7 @@ func New(cfg Config) (*Client, error) {
 		{&c.core, corev1.SchemeGroupVersion, "/api"},
 		{&c.network, networkingv1.SchemeGroupVersion, "/apis"},
 		{&c.node, nodev1.SchemeGroupVersion, "/apis"},
+		{&c.agents, schema.GroupVersion{Group: agentsGroup, Version: agentsVersion}, "/apis"},
 	} {
 		gc := rest.CopyConfig(rc)
 		gc.GroupVersion, gc.APIPath, gc.NegotiatedSerializer = &g.gv, g.path, codecs.WithoutConversion()
@@ -244,7 +258,18 @@ func (c *Client) Ping(ctx context.Context) error {
 	}); err != nil {
 		return c.unreachable(err)
 	}
-	_, err := c.Facts(ctx)
+	if _, err := c.Facts(ctx); err != nil {
+		return err
+	}
+	if !c.agentSandbox {
+		return nil
+	}
+	err := c.call(ctx, "the request for agent-sandbox's API", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.agents.Get().AbsPath("/apis", agentsGroup, agentsVersion).Do(ctx).Error()
+	})
+	if engine.IsNotFound(err) {
+		return c.errNotAgentSandbox()
+	}
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,28 +64,12 @@ func (c *Client) CreateContainer(ctx context.Context, spec engine.ContainerSpec)
 	if err != nil {
 		return "", invalid{err}
 	}
-	var secrets []string // the companions made before the pod, which it then owns
-	pull, err := c.pullSecret(pod, token, spec.Image)
+	if c.agentSandbox {
+		return c.createAgentSandbox(ctx, spec, pod)
+	}
+	secrets, err := c.makeSecrets(ctx, pod, spec)
 	if err != nil {
 		return "", err
-	}
-	for _, name := range c.pullSecrets {
-		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: name})
-	}
-	if pull != nil {
-		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: pull.Name})
-		if err := c.create(ctx, c.core, "secrets", pull, &corev1.Secret{}); err != nil {
-			return "", err
-		}
-		secrets = append(secrets, pull.Name)
-	}
-	if needsSecret(spec) {
-		s := &corev1.Secret{ObjectMeta: companionMeta(pod, token), Data: secretData(spec), Type: corev1.SecretTypeOpaque}
-		if err := c.create(ctx, c.core, "secrets", s, &corev1.Secret{}); err != nil {
-			c.removeCompanions(ctx, token, secrets)
-			return "", err
-		}
-		secrets = append(secrets, s.Name)
 	}
 	made := &corev1.Pod{}
 	if err := c.create(ctx, c.core, "pods", pod, made); err != nil {
@@ -140,8 +125,13 @@ func (c *Client) create(ctx context.Context, client rest.Interface, resource str
 // environment's and files', its image pull secret), so that the cluster
 // removes the Secret with the pod.
 func (c *Client) ownSecret(ctx context.Context, pod *corev1.Pod, name string) error {
-	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q}]}}`,
-		pod.Name, pod.UID)
+	return c.ownSecretBy(ctx, ownedBy(pod), name)
+}
+
+// ownSecretBy makes owner the owner of a Secret made before it.
+func (c *Client) ownSecretBy(ctx context.Context, owner metav1.OwnerReference, name string) error {
+	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q}]}}`,
+		owner.APIVersion, owner.Kind, owner.Name, owner.UID)
 	return c.call(ctx, "the request to update a secret", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.core.Patch(types.MergePatchType).Namespace(c.namespace).Resource("secrets").
 			Name(name).Param("fieldManager", fieldManager).Body([]byte(patch)).Do(ctx).Error()
@@ -178,6 +168,13 @@ func (c *Client) getPod(ctx context.Context, idOrName string) (*corev1.Pod, erro
 	err := c.call(ctx, "the request to read a pod", engine.QuickCallTimeout, func(ctx context.Context) error {
 		return c.core.Get().Namespace(namespace).Resource("pods").Name(name).Do(ctx).Into(pod)
 	})
+	if isSandboxID(idOrName) {
+		if err == nil && !controlledBy(pod, sandboxUID(uid)) {
+			return nil, notFound{fmt.Errorf("pod %s/%s is not the pod of the Sandbox of UID %s", namespace, name,
+				sandboxUID(uid))}
+		}
+		return pod, err
+	}
 	if err == nil && uid != "" && pod.UID != uid && !wokenFrom(pod, uid) {
 		return nil, notFound{fmt.Errorf("pod %s/%s is another pod than the sandbox's (UID %s, not %s)",
 			namespace, name, pod.UID, uid)}
@@ -203,6 +200,9 @@ func sandboxID(pod *corev1.Pod) string {
 // InspectContainer reads the sandbox's pod and its NetworkPolicy, or, with
 // no pod, the sandbox asleep (sleep.go).
 func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Sandbox, error) {
+	if isSandboxID(idOrName) {
+		return c.inspectAgentSandbox(ctx, idOrName)
+	}
 	pod, err := c.getPod(ctx, idOrName)
 	if engine.IsNotFound(err) {
 		if asleep, asleepErr := c.inspectAsleep(ctx, idOrName); asleepErr == nil {
@@ -236,6 +236,9 @@ func (c *Client) policyOf(ctx context.Context, pod *corev1.Pod) (*networkingv1.N
 // StopContainer removes the pod, giving its processes graceSeconds to
 // exit: a pod cannot be stopped and kept.
 func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int) error {
+	if isSandboxID(id) {
+		return c.sleepAgentSandbox(ctx, id, graceSeconds)
+	}
 	if err := c.removePod(ctx, id, int64(graceSeconds)); !errors.Is(err, errNoPod) {
 		return err
 	}
@@ -247,6 +250,9 @@ func (c *Client) StopContainer(ctx context.Context, id string, graceSeconds int)
 // policy and Secrets. A pod that is gone, or is another pod than the
 // sandbox's, counts as removed.
 func (c *Client) RemoveContainer(ctx context.Context, id string) error {
+	if isSandboxID(id) {
+		return c.removeAgentSandbox(ctx, id)
+	}
 	if err := c.removePod(ctx, id, 0); !errors.Is(err, errNoPod) {
 		return err
 	}
@@ -334,7 +340,11 @@ func (c *Client) listSandboxes(ctx context.Context, selector string, labels map[
 		return nil, err
 	}
 	asleep, err := c.listAsleep(ctx, selector, labels, namePrefix)
-	return append(awake, asleep...), err
+	if err != nil {
+		return nil, err
+	}
+	sandboxes, err := c.listAgentSandboxes(ctx, selector, labels, namePrefix)
+	return slices.Concat(awake, asleep, sandboxes), err
 }
 
 // listPods lists the IDs of the pods that the selector selects, that the

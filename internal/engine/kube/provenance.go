@@ -47,6 +47,9 @@ func labelsWrittenByProvider(fields []metav1.ManagedFieldsEntry) bool {
 // managed fields prove it; by hand where the pod carries none of the
 // provider's labels or annotations.
 func (c *Client) ProvenanceOf(ctx context.Context, s engine.Sandbox) (engine.Provenance, error) {
+	if isSandboxID(s.ID) {
+		return c.agentSandboxProvenance(ctx, s.ID)
+	}
 	pod, err := c.getPod(ctx, s.ID)
 	if engine.IsNotFound(err) && engine.IsAsleep(s) {
 		// Asleep: the policy that stands for it was found as the

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -72,4 +73,36 @@ func (c *Client) pullRefused(pod *corev1.Pod, why string) error {
 		}
 	}
 	return refused
+}
+
+// makeSecrets makes the Secrets of a sandbox, before what then owns them:
+// its image pull secret, when the provider has credentials for its image's
+// registry (named in pod), and the Secret of its write-only environment
+// and files. It returns their names; none are left when it fails.
+func (c *Client) makeSecrets(ctx context.Context, pod *corev1.Pod, spec engine.ContainerSpec) ([]string, error) {
+	token := spec.Labels[engine.LabelCreateToken]
+	var secrets []string
+	pull, err := c.pullSecret(pod, token, spec.Image)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range c.pullSecrets {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: name})
+	}
+	if pull != nil {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: pull.Name})
+		if err := c.create(ctx, c.core, "secrets", pull, &corev1.Secret{}); err != nil {
+			return nil, err
+		}
+		secrets = append(secrets, pull.Name)
+	}
+	if needsSecret(spec) {
+		s := &corev1.Secret{ObjectMeta: companionMeta(pod, token), Data: secretData(spec), Type: corev1.SecretTypeOpaque}
+		if err := c.create(ctx, c.core, "secrets", s, &corev1.Secret{}); err != nil {
+			c.removeCompanions(ctx, token, secrets)
+			return nil, err
+		}
+		secrets = append(secrets, s.Name)
+	}
+	return secrets, nil
 }

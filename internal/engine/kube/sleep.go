@@ -64,6 +64,9 @@ func policyOwner(p *networkingv1.NetworkPolicy) metav1.OwnerReference {
 // processes graceSeconds. In that order, a sleep cut off half-way leaves a
 // sandbox awake or asleep, never one whose policy went with its pod.
 func (c *Client) SleepContainer(ctx context.Context, id string, graceSeconds int) error {
+	if isSandboxID(id) {
+		return c.sleepAgentSandbox(ctx, id, graceSeconds)
+	}
 	pod, err := c.getPod(ctx, id)
 	if err != nil {
 		return err
@@ -107,6 +110,9 @@ func (c *Client) SleepContainer(ctx context.Context, id string, graceSeconds int
 // is put to sleep first. The caller waits for the pod to start
 // (StartContainer).
 func (c *Client) WakeContainer(ctx context.Context, id string, spec engine.ContainerSpec) error {
+	if isSandboxID(id) {
+		return c.wakeAgentSandbox(ctx, id, spec)
+	}
 	if _, err := c.getPod(ctx, id); err == nil {
 		if err := c.SleepContainer(ctx, id, 0); err != nil {
 			return err

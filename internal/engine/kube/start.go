@@ -7,6 +7,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // startPoll is how often StartContainer looks at a starting pod.
@@ -23,6 +26,10 @@ const startPoll = 250 * time.Millisecond
 func (c *Client) StartContainer(ctx context.Context, id string) error {
 	for {
 		pod, err := c.getPod(ctx, id)
+		if engine.IsNotFound(err) && isSandboxID(id) {
+			// The Sandbox's controller has not made its pod yet.
+			pod, err = c.awaitedPod(ctx, id)
+		}
 		if err != nil {
 			return err
 		}
@@ -50,6 +57,21 @@ func (c *Client) StartContainer(ctx context.Context, id string) error {
 		case <-time.After(startPoll):
 		}
 	}
+}
+
+// awaitedPod stands for the pod of a Sandbox its controller has not made
+// yet: a pod not yet scheduled, while the Sandbox is there.
+func (c *Client) awaitedPod(ctx context.Context, id string) (*corev1.Pod, error) {
+	s, err := c.getAgentSandbox(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.expired(time.Now()) {
+		return nil, fmt.Errorf("the Sandbox %s is past its shutdownTime (%s): renew its expiry (expires_after or expires_at)", s.Name,
+			s.Spec.ShutdownTime.UTC().Format(time.RFC3339))
+	}
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace},
+		Status: corev1.PodStatus{Phase: corev1.PodPending}}, nil
 }
 
 // stuckReasons are the waiting reasons of a container the kubelet will not

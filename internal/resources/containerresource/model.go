@@ -136,7 +136,12 @@ func (m *resourceModel) setObserved(ctx context.Context, c engine.Sandbox, d eng
 	if m.Expired.IsNull() || m.Expired.IsUnknown() {
 		m.Expired = types.BoolValue(false)
 	}
-	m.ImageID = types.StringValue(c.Image)
+	if c.Image != "" || !values.Known(m.ImageID) {
+		// A backend that cannot say what the sandbox ran (a Sandbox whose
+		// controller has removed its pod at its expiry) leaves it as read
+		// last.
+		m.ImageID = types.StringValue(c.Image)
+	}
 	m.observeNetworks(c)
 	if c.HostConfig == nil {
 		return
