@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -193,6 +194,7 @@ func ClusterName(t *testing.T) string {
 			t.Errorf("cleanup: listing pods: %v", err)
 			return
 		}
+		removeAgentSandboxes(t, name)
 		for _, p := range list.Items {
 			if strings.HasPrefix(p.Name, name) {
 				_ = Cluster(t).RemoveContainer(context.Background(), ClusterNamespace+"/"+p.Name)
@@ -201,6 +203,26 @@ func ClusterName(t *testing.T) string {
 		removeClaims(t, name)
 	})
 	return name
+}
+
+// removeAgentSandboxes removes the agent-sandbox Sandboxes whose name
+// starts with prefix, whoever made them, which would otherwise make their
+// pods again; a cluster without the API has none.
+func removeAgentSandboxes(t *testing.T, prefix string) {
+	var list struct {
+		Items []metav1.PartialObjectMetadata `json:"items"`
+	}
+	raw, err := Cluster(t).AgentsAPI().Get().Namespace(ClusterNamespace).Resource("sandboxes").
+		Do(context.Background()).Raw()
+	if err != nil || json.Unmarshal(raw, &list) != nil {
+		return
+	}
+	for _, s := range list.Items {
+		if strings.HasPrefix(s.Name, prefix) {
+			_ = Cluster(t).AgentsAPI().Delete().Namespace(ClusterNamespace).Resource("sandboxes").Name(s.Name).
+				Do(context.Background()).Error()
+		}
+	}
 }
 
 // removeClaims removes the persistent volume claims whose name starts with

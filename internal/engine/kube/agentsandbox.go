@@ -85,10 +85,10 @@ const (
 	shutdownRetain = "Retain"
 )
 
-// isSandboxID reports whether id names an agent-sandbox Sandbox.
+// isSandboxID reports whether id names an agent-sandbox Sandbox: its UID,
+// the last of its three parts, is marked.
 func isSandboxID(id string) bool {
-	_, _, uid := splitAny(id)
-	return strings.HasPrefix(string(uid), sandboxUIDPrefix)
+	return strings.Count(id, "/") == 2 && strings.HasPrefix(id[strings.LastIndex(id, "/")+1:], sandboxUIDPrefix)
 }
 
 // agentSandboxID is the ID of a Sandbox.
@@ -99,15 +99,6 @@ func agentSandboxID(s *agentSandbox) string {
 // sandboxUID is the Sandbox's UID in an ID, "" when it gives none.
 func sandboxUID(uid types.UID) types.UID {
 	return types.UID(strings.TrimPrefix(string(uid), sandboxUIDPrefix))
-}
-
-// splitAny splits an ID of three parts; fewer leave the UID empty.
-func splitAny(id string) (namespace, name string, uid types.UID) {
-	parts := strings.Split(id, "/")
-	if len(parts) == 3 {
-		return parts[0], parts[1], types.UID(parts[2])
-	}
-	return "", "", ""
 }
 
 // agentSandboxFor is the Sandbox a spec asks for: the pod podFor makes, as
@@ -163,7 +154,7 @@ func (s *agentSandbox) expired(now time.Time) bool {
 // getAgentSandbox reads the Sandbox an ID names; another Sandbox of that
 // name is not found.
 func (c *Client) getAgentSandbox(ctx context.Context, id string) (*agentSandbox, error) {
-	namespace, name, uid := splitAny(id)
+	namespace, name, uid := c.splitID(id)
 	s := &agentSandbox{}
 	err := c.call(ctx, "the request to read a Sandbox", engine.QuickCallTimeout, func(ctx context.Context) error {
 		raw, err := c.agents.Get().Namespace(namespace).Resource("sandboxes").Name(name).Do(ctx).Raw()
@@ -196,12 +187,4 @@ func (c *Client) patchAgentSandbox(ctx context.Context, s *agentSandbox, patch m
 func sandboxOwner(s *agentSandbox) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: agentsGroup + "/" + agentsVersion, Kind: "Sandbox", Name: s.Name,
 		UID: s.UID}
-}
-
-// PatchAgentSandbox merges patch into the named Sandbox, for tests that
-// change a Sandbox behind the provider's back. The provider itself never
-// uses it.
-func (c *Client) PatchAgentSandbox(ctx context.Context, namespace, name, patch string) error {
-	return c.agents.Patch(types.MergePatchType).Namespace(namespace).Resource("sandboxes").Name(name).
-		Body([]byte(patch)).Do(ctx).Error()
 }

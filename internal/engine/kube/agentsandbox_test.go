@@ -49,7 +49,7 @@ func TestAgentSandboxIDs(t *testing.T) {
 	if id != "ns/agent/sandbox:u-1" || !isSandboxID(id) || isSandboxID("ns/agent/u-1") || isSandboxID("agent") {
 		t.Errorf("ID %q", id)
 	}
-	if _, _, uid := splitAny(id); sandboxUID(uid) != "u-1" {
+	if _, _, uid := testClient.splitID(id); sandboxUID(uid) != "u-1" {
 		t.Errorf("UID %q", sandboxUID(uid))
 	}
 	owned := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{{

@@ -229,6 +229,10 @@ func userAgent(version string) string {
 // The provider itself never uses them outside this package.
 func (c *Client) API() (core, networking rest.Interface) { return c.core, c.network }
 
+// AgentsAPI is the REST client of agent-sandbox's API group, for the same
+// tests.
+func (c *Client) AgentsAPI() rest.Interface { return c.agents }
+
 // Endpoint is the API server's address.
 func (c *Client) Endpoint() string { return c.server }
 

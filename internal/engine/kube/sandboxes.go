@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -120,15 +121,21 @@ func agentSandboxState(s *agentSandbox, now time.Time) *engine.ContainerState {
 	return &engine.ContainerState{Status: "created"}
 }
 
-// sleepAgentSandbox suspends the Sandbox, whose controller then deletes
-// its pod, and waits until the pod is gone.
+// sleepAgentSandbox suspends the Sandbox, then removes its pod itself,
+// giving its processes graceSeconds (its controller would give them the
+// pod's own grace period, 30 s unless the sandbox has an expiry), and waits
+// until the pod is gone.
 func (c *Client) sleepAgentSandbox(ctx context.Context, id string, graceSeconds int) error {
 	s, err := c.getAgentSandbox(ctx, id)
 	if err != nil {
 		return err
 	}
+	pod, err := c.sandboxPod(ctx, id)
+	if err != nil {
+		return err
+	}
 	patch := map[string]any{"spec": map[string]any{"operatingMode": modeSuspended}}
-	if pod, err := c.getPod(ctx, id); err == nil {
+	if pod != nil {
 		// What the pod ran, which its sandbox asleep shows.
 		image := imageID(sandboxContainer(pod), containerStatus(pod, sandboxContainer(pod).Name))
 		patch["metadata"] = map[string]any{"annotations": map[string]any{annotationImageID: image}}
@@ -136,7 +143,29 @@ func (c *Client) sleepAgentSandbox(ctx context.Context, id string, graceSeconds 
 	if err := c.patchAgentSandbox(ctx, s, patch); err != nil {
 		return err
 	}
-	return c.waitNoPod(ctx, id, graceSeconds)
+	return c.removeSandboxPod(ctx, pod, graceSeconds)
+}
+
+// sandboxPod is the Sandbox's pod, nil when it has none.
+func (c *Client) sandboxPod(ctx context.Context, id string) (*corev1.Pod, error) {
+	pod, err := c.getPod(ctx, id)
+	if engine.IsNotFound(err) {
+		return nil, nil
+	}
+	return pod, err
+}
+
+// removeSandboxPod removes a Sandbox's pod (nil: none) by its UID, giving
+// its processes graceSeconds, and waits until it is gone. Its controller
+// makes no other while the Sandbox is suspended or being removed.
+func (c *Client) removeSandboxPod(ctx context.Context, pod *corev1.Pod, graceSeconds int) error {
+	if pod == nil {
+		return nil
+	}
+	if err := c.removePod(ctx, podID(pod), int64(graceSeconds)); !errors.Is(err, errNoPod) {
+		return err
+	}
+	return nil
 }
 
 // wakeAgentSandbox sets the Sandbox running, with the expiry spec gives
@@ -155,12 +184,16 @@ func (c *Client) wakeAgentSandbox(ctx context.Context, id string, spec engine.Co
 		"shutdownTime": shutdown}})
 }
 
-// removeAgentSandbox removes the Sandbox (its pod, policy and Secrets go
-// with it) and waits until its pod is gone and its name free. One that is
+// removeAgentSandbox removes the Sandbox (its policy and Secrets go with
+// it) and its pod at once, and waits until its name is free. One that is
 // gone, or another Sandbox of its name, counts as removed.
 func (c *Client) removeAgentSandbox(ctx context.Context, id string) error {
-	namespace, name, uid := splitAny(id)
-	err := c.call(ctx, "the request to remove a Sandbox", engine.SlowCallTimeout, func(ctx context.Context) error {
+	namespace, name, uid := c.splitID(id)
+	pod, err := c.sandboxPod(ctx, id)
+	if err != nil {
+		return err
+	}
+	err = c.call(ctx, "the request to remove a Sandbox", engine.SlowCallTimeout, func(ctx context.Context) error {
 		return c.agents.Delete().Namespace(namespace).Resource("sandboxes").Name(name).
 			Body(deleteOptions(sandboxUID(uid), 0)).Do(ctx).Error()
 	})
@@ -170,22 +203,12 @@ func (c *Client) removeAgentSandbox(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.waitNoPod(ctx, id, 0); err != nil {
+	// The garbage collector would give the pod its own grace period.
+	if err := c.removeSandboxPod(ctx, pod, 0); err != nil {
 		return err
 	}
 	return waitGone(ctx, "Sandbox "+namespace+"/"+name, engine.SlowCallTimeout, func(ctx context.Context) bool {
 		_, err := c.getAgentSandbox(ctx, id)
-		return engine.IsNotFound(err)
-	})
-}
-
-// waitNoPod waits until the Sandbox's pod is gone: its controller deletes
-// it with the pod's own grace period.
-func (c *Client) waitNoPod(ctx context.Context, id string, graceSeconds int) error {
-	namespace, name, _ := splitAny(id)
-	limit := engine.SlowCallTimeout + time.Duration(max(graceSeconds, 30))*time.Second
-	return waitGone(ctx, "pod "+namespace+"/"+name, limit, func(ctx context.Context) bool {
-		_, err := c.getPod(ctx, id)
 		return engine.IsNotFound(err)
 	})
 }

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -118,8 +119,9 @@ resource "sandbox_container" "test" {
 		ConfigStateChecks: []statecheck.StateCheck{awake(false), sameID.AddStateValue(addr, attr("id"))},
 	}, {
 		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
-			return acctest.Cluster(t).PatchAgentSandbox(ctx, acctest.ClusterNamespace, name,
-				`{"spec":{"podTemplate":{"spec":{"hostNetwork":true}}}}`)
+			return acctest.Cluster(t).AgentsAPI().Patch(types.MergePatchType).Namespace(acctest.ClusterNamespace).
+				Resource("sandboxes").Name(name).Body([]byte(`{"spec":{"podTemplate":{"spec":{"hostNetwork":true}}}}`)).
+				Do(ctx).Error()
 		}),
 		Config: config("running"),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
