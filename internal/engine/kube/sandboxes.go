@@ -86,10 +86,14 @@ func (c *Client) inspectAgentSandbox(ctx context.Context, id string) (engine.San
 	}
 	var out engine.Sandbox
 	if err == nil && pod.DeletionTimestamp == nil {
+		// The pod's process and state; its settings as the template
+		// gives them, which the controller's next pod takes (it applies
+		// no edit to the pod it has): an edit shows at once.
 		out = c.observe(pod, policy)
+		out.Config, out.HostConfig = fromTemplate.Config, fromTemplate.HostConfig
 		if !isolation.Assess(fromTemplate.Network).Isolated {
-			// The template a next pod comes from has lost what the pod
-			// still has: the sandbox is judged on the worse.
+			// The template has lost what the pod still has: the sandbox
+			// is judged on the worse.
 			out.Network = fromTemplate.Network
 		}
 	} else {
