@@ -133,8 +133,8 @@ resource "sandbox_container" "test" {
 		// keeps none, the next pod would have it.
 		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
 			return acctest.Cluster(t).AgentsAPI().Patch(types.JSONPatchType).Namespace(acctest.ClusterNamespace).
-				Resource("sandboxes").Name(name).Body([]byte(`[{"op":"add",`+
-				`"path":"/spec/podTemplate/spec/containers/0/securityContext/capabilities",`+
+				Resource("sandboxes").Name(name).Body([]byte(`[{"op":"add",` +
+				`"path":"/spec/podTemplate/spec/containers/0/securityContext/capabilities",` +
 				`"value":{"add":["NET_ADMIN"]}}]`)).Do(ctx).Error()
 		}),
 		Config: config("running"),
