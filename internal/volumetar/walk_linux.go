@@ -86,6 +86,9 @@ func (wk *walker) entry(parent int, name, entry string) error {
 		return wk.subdir(parent, name, entry, &st)
 	case unix.S_IFLNK:
 		target, err := readlinkat(parent, name)
+		if errors.Is(err, unix.EINVAL) { // swapped for something that is not a link since stat
+			return &ChangedError{Entry: entry, How: "is no longer a symbolic link"}
+		}
 		if err != nil {
 			return gone(entry, err)
 		}
