@@ -188,7 +188,7 @@ run_pass() {
     printf '\n== the Kubernetes backend'"'"'s tests against the test cluster\n'
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
     export $(scripts/cluster.sh env)
-    engine=local pkgs=(./internal/provider ./internal/resources/containerresource ./internal/resources/execresource ./internal/resources/containersdatasource ./internal/resources/snapshotresource ./internal/archive/archivetest -run 'TestAccCluster')
+    engine=local pkgs=(./internal/provider ./internal/resources/containerresource ./internal/resources/execresource ./internal/resources/containersdatasource ./internal/resources/poolresource ./internal/resources/snapshotresource ./internal/archive/archivetest -run 'TestAccCluster')
     ;;
   faults)
     scripts/engines.sh start scratch

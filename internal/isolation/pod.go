@@ -25,6 +25,10 @@ type Pod struct {
 	// ExtraNetworks are networks the pod asks to be attached to beside its
 	// own (the k8s.v1.cni.cncf.io/networks annotation of Multus).
 	ExtraNetworks []string
+	// ServiceAccountToken is a pod that mounts its service account's
+	// token (automountServiceAccountToken not false): what runs in it can
+	// act on the cluster's API as that account.
+	ServiceAccountToken bool
 	// Policy is what the provider's deny-all NetworkPolicy for the pod
 	// shows, the second layer of its isolation.
 	Policy PolicyState
@@ -58,6 +62,7 @@ const (
 	PodModeNetwork     = "pod network"
 	PodModeNoPolicy    = "none without its deny-all NetworkPolicy"
 	PodModeLoosePolicy = "none with a loosened NetworkPolicy"
+	PodModeToken       = "none with a service-account token"
 )
 
 // assessPod is the isolation verdict for a sandbox's pod: isolated
@@ -95,6 +100,10 @@ func assessPod(p Pod) Verdict {
 			shared = append(shared, sharing{"ipc", "the node", "hostIPC: true"})
 		}
 		return sharedVerdict(shared, []string{NoneMode}, "the pod shows")
+	case p.ServiceAccountToken && !p.Asleep:
+		return Verdict{Mode: PodModeToken, Networks: []string{NoneMode},
+			Reason: "the pod mounts its service account's token (automountServiceAccountToken is not false), " +
+				"with which what runs in it can act on the cluster's API"}
 	case p.Policy == PolicyMissing:
 		return Verdict{Mode: PodModeNoPolicy, Networks: []string{NoneMode},
 			Reason: "the deny-all NetworkPolicy the provider made for the pod is gone"}

@@ -49,6 +49,12 @@ func TestAssessPod(t *testing.T) {
 			[]string{NoneMode}, "is gone"},
 		{"policy loosened", func(p Pod) Pod { p.Policy = PolicyLoosened; return p }, false, PodModeLoosePolicy,
 			[]string{NoneMode}, "was changed"},
+		{"service-account token", func(p Pod) Pod { p.ServiceAccountToken = true; return p }, false, PodModeToken,
+			[]string{NoneMode}, "automountServiceAccountToken"},
+		{"token before policy", func(p Pod) Pod { p.ServiceAccountToken, p.Policy = true, PolicyMissing; return p },
+			false, PodModeToken, []string{NoneMode}, "token"},
+		{"asleep: no pod, no token", func(p Pod) Pod { p.Asleep, p.ServiceAccountToken = true, true; return p }, true,
+			NoneMode, []string{NoneMode}, ""},
 		{"class before policy", func(p Pod) Pod { p.RuntimeClass, p.Policy = "runc", PolicyMissing; return p }, false,
 			`pod network (RuntimeClass "runc")`, []string{PodModeNetwork}, "runc"},
 	} {

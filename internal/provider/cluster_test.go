@@ -55,3 +55,37 @@ func TestAccCluster_moveExample(t *testing.T) {
 		t.Errorf("the pod is still there after destroy (%v)", err)
 	}
 }
+
+// TestAccCluster_poolExample applies examples/agent-pool through the real
+// CLI on the test cluster: the pool warm, an empty second plan, its
+// outputs, and a destroy that leaves no template.
+func TestAccCluster_poolExample(t *testing.T) {
+	kubeconfig := acctest.RequireCluster(t)
+	name := acctest.ClusterName(t)
+	cli := acctest.NewCLI(t, "")
+	example, err := os.ReadFile(filepath.Join(acctest.ModuleRoot(t), "examples", "agent-pool", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := strings.NewReplacer(`name     = "agents"`, `name     = "`+name+`"`).Replace(string(example))
+	if config == string(example) {
+		t.Fatal("the example no longer names its pool as this test expects")
+	}
+	acctest.Write(t, filepath.Join(cli.Dir, "main.tf"), config)
+	vars := []string{"-var", "kubeconfig=" + kubeconfig, "-var", "namespace=" + acctest.ClusterNamespace,
+		"-var", "image=" + acctest.TestImage}
+	defer cli.Run(append([]string{"destroy", "-auto-approve"}, vars...)...)
+	out := cli.Run(append([]string{"apply", "-auto-approve"}, vars...)...)
+	if !strings.Contains(out, `"ready" = 3`) || !strings.Contains(out, "claims_not_isolated = {}") {
+		t.Errorf("the pool's outputs are not a warm pool of 3 with no claim:\n%s", out)
+	}
+	if plan := cli.Run(append([]string{"plan"}, vars...)...); !strings.Contains(plan, "No changes") {
+		t.Errorf("a second plan is not empty:\n%s", plan)
+	}
+	cli.Run(append([]string{"destroy", "-auto-approve"}, vars...)...)
+	err = acctest.Cluster(t).ExtensionsAPI().Get().Namespace(acctest.ClusterNamespace).Resource("sandboxtemplates").
+		Name(name).Do(context.Background()).Error()
+	if err == nil {
+		t.Errorf("the pool's template is still there after destroy")
+	}
+}

@@ -58,6 +58,12 @@ var dynamicDetails = map[string]string{
 		"the fix it is given (Raise timeouts.create)",
 	"internal/resources/containerresource/update.go:applyRunState:err.Error()": "awaitSnapshots, whose error ends with the " +
 		"fix it is given (Apply again)",
+	"internal/resources/poolresource/lifecycle.go:pools:err.Error()": "base.Ability, whose error says the plan " +
+		"should have refused and to report it",
+	"internal/resources/poolresource/lifecycle.go:create:f.Detail": "a backend's refusal (engine.Refusal), as for " +
+		"base.Refusals",
+	"internal/resources/poolresource/resource.go:ModifyPlan:engine.Brief(err) + \".\"": "engine.Pools.PoolsServed, " +
+		"whose error names the API to install or the provider block to remove",
 	"internal/resources/snapshotresource/resource.go:ModifyPlan:why": "the backend's SnapshotRefusal, which names " +
 		"the builds that hold the helper (volumetar.NoHelperError)",
 	"internal/resources/volumeresource/lifecycle.go:create:nameTakenDetail(taken, r.Client)": "nameTakenDetail, which ends with how to free " +

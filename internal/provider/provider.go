@@ -32,6 +32,8 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/execresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/filedatasource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/imageresource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/poolclaimsdatasource"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/poolresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/snapshotresource"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/resources/volumeresource"
 )
@@ -326,6 +328,7 @@ func (p *sandboxProvider) Resources(_ context.Context) []func() resource.Resourc
 		imageresource.New,
 		execresource.New,
 		volumeresource.New,
+		poolresource.New,
 		snapshotresource.New,
 	}
 }
@@ -349,6 +352,7 @@ func (p *sandboxProvider) EphemeralResources(_ context.Context) []func() ephemer
 func (p *sandboxProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		containersdatasource.New,
+		poolclaimsdatasource.New,
 		filedatasource.New,
 	}
 }

@@ -82,9 +82,12 @@ type Client struct {
 	// whether new sandboxes are its Sandboxes (agentsandbox.go).
 	agents       *rest.RESTClient
 	agentSandbox bool
-	params       runtime.ParameterCodec
-	namespace    string
-	class        string
+	// extensions is the client of agent-sandbox's extensions, whose
+	// templates and warm pools a pool is (pools.go).
+	extensions *rest.RESTClient
+	params     runtime.ParameterCodec
+	namespace  string
+	class      string
 	// helperImage is the image of the pods that copy into and out of
 	// claims (archive.go).
 	helperImage string
@@ -110,6 +113,8 @@ var (
 	_ engine.IsolatingAll   = (*Client)(nil)
 	// Its helper's runtime keeps no time after 2262 (archive.go).
 	_ engine.RestoreRefuser = (*Client)(nil)
+	// Warm pools of agent-sandbox (pools.go).
+	_ engine.Pools = (*Client)(nil)
 	// What a cluster does not do, or not yet through this provider, it
 	// does not implement: no engine.Unpauser, Renamer, LimitUpdater,
 	// RestartUpdater (a pod is fixed once made), FileCopier (files are
@@ -188,6 +193,7 @@ func New(cfg Config) (*Client, error) {
 		{&c.network, networkingv1.SchemeGroupVersion, "/apis"},
 		{&c.node, nodev1.SchemeGroupVersion, "/apis"},
 		{&c.agents, schema.GroupVersion{Group: agentsGroup, Version: agentsVersion}, "/apis"},
+		{&c.extensions, schema.GroupVersion{Group: extensionsGroup, Version: agentsVersion}, "/apis"},
 	} {
 		gc := rest.CopyConfig(rc)
 		gc.GroupVersion, gc.APIPath, gc.NegotiatedSerializer = &g.gv, g.path, codecs.WithoutConversion()
@@ -229,9 +235,12 @@ func userAgent(version string) string {
 // The provider itself never uses them outside this package.
 func (c *Client) API() (core, networking rest.Interface) { return c.core, c.network }
 
-// AgentsAPI is the REST client of agent-sandbox's API group, for the same
-// tests.
+// AgentsAPI is the REST client of agent-sandbox's API group, and
+// ExtensionsAPI of its extensions, for the same tests.
 func (c *Client) AgentsAPI() rest.Interface { return c.agents }
+
+// ExtensionsAPI: see AgentsAPI.
+func (c *Client) ExtensionsAPI() rest.Interface { return c.extensions }
 
 // Endpoint is the API server's address.
 func (c *Client) Endpoint() string { return c.server }

@@ -43,7 +43,8 @@ func (c *Client) observe(pod *corev1.Pod, policy *networkingv1.NetworkPolicy) en
 		Network: isolation.Observed{Pod: &isolation.Pod{
 			HostNetwork: pod.Spec.HostNetwork, HostPID: pod.Spec.HostPID, HostIPC: pod.Spec.HostIPC,
 			RuntimeClass: deref(pod.Spec.RuntimeClassName), IsolatedClass: c.class,
-			ExtraNetworks: extraNetworks(pod), Policy: policyState(pod.Labels[engine.LabelCreateToken], policy),
+			ServiceAccountToken: pod.Spec.AutomountServiceAccountToken == nil || *pod.Spec.AutomountServiceAccountToken,
+			ExtraNetworks:       extraNetworks(pod), Policy: policyState(pod.Labels[engine.LabelCreateToken], policy),
 		}},
 	}
 }

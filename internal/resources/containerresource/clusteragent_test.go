@@ -28,8 +28,10 @@ import (
 // service account token, under the provider's deny-all policy, owned by
 // the Sandbox. It sleeps (operatingMode: Suspended, no pod) and wakes in
 // place with the same ID and its workspace; a template edited out of band
-// to share the node's network, or to give the sandbox a capability, plans a
-// replacement, whose Sandbox is isolated again.
+// to share the node's network, to give the sandbox a capability, or to
+// mount the service account's token, or its policy loosened, plans a
+// replacement, whose Sandbox is
+// isolated again.
 func TestAccCluster_agentSandbox(t *testing.T) {
 	name := acctest.ClusterName(t)
 	addr := "sandbox_container.test"
@@ -136,6 +138,29 @@ resource "sandbox_container" "test" {
 				Resource("sandboxes").Name(name).Body([]byte(`[{"op":"add",` +
 				`"path":"/spec/podTemplate/spec/containers/0/securityContext/capabilities",` +
 				`"value":{"add":["NET_ADMIN"]}}]`)).Do(ctx).Error()
+		}),
+		Config: config("running"),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{awake(true)},
+	}, {
+		// Its deny-all policy, owned by the Sandbox, loosened.
+		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
+			return acctest.ChangePolicy(ctx, t, name, acctest.AllowAllEgress)
+		}),
+		Config: config("running"),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{awake(true)},
+	}, {
+		// A template given the service account's token out of band: the
+		// next pod could act on the cluster's API.
+		PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
+			return acctest.Cluster(t).AgentsAPI().Patch(types.MergePatchType).Namespace(acctest.ClusterNamespace).
+				Resource("sandboxes").Name(name).
+				Body([]byte(`{"spec":{"podTemplate":{"spec":{"automountServiceAccountToken":true}}}}`)).Do(ctx).Error()
 		}),
 		Config: config("running"),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

@@ -1,0 +1,290 @@
+package poolresource_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+)
+
+const addr = "sandbox_pool.test"
+
+func poolConfig(t *testing.T, name string, replicas int, claims bool) string {
+	config := acctest.ClusterProvider(t, "") + fmt.Sprintf(`
+resource "sandbox_pool" "test" {
+  name           = %q
+  image          = %q
+  replicas       = %d
+  env            = { ROLE = "agent" }
+  env_wo         = { API_TOKEN = "pool-token" }
+  env_wo_version = 1
+  memory         = 64
+}
+`, name, acctest.TestImage, replicas)
+	if claims {
+		config += `
+data "sandbox_pool_claims" "test" {
+  pool = sandbox_pool.test.id
+}
+`
+	}
+	return config
+}
+
+// TestAccCluster_pool: a pool is an agent-sandbox SandboxTemplate whose pod
+// is the provider's (RuntimeClass, no token, hardening, the Secret for
+// env_wo) under the provider's deny-all policy, never agent-sandbox's, and
+// a SandboxWarmPool that apply waits to see warm. A sandbox an agent
+// claims, outside Terraform, reaches neither the node nor the API server
+// and sees only loopback, and the data source judges it; replicas change
+// in place; the pool is not removed while a claim holds one of its
+// sandboxes; a template handed back to agent-sandbox's network policy, or
+// given a capability, out of band plans a replacement, which is isolated
+// and hardened again.
+func TestAccCluster_pool(t *testing.T) {
+	acctest.RequireCluster(t)
+	name := acctest.ClusterName(t)
+	claim := name + "-claim"
+	t.Cleanup(func() {
+		deleteClaim(context.Background(), t, claim)
+		// What a failed test left: the template takes its pool, policy
+		// and Secrets along.
+		_ = acctest.Cluster(t).ExtensionsAPI().Delete().Namespace(acctest.ClusterNamespace).
+			Resource("sandboxtemplates").Name(name).Do(context.Background()).Error()
+	})
+	// An ordinary pod first: it reaches what a claimed sandbox must not
+	// (and makes the pod network, whose gateway the listeners take).
+	control := acctest.RunPod(t, acctest.ClusterPod{Name: name + "-control", Command: []string{"sleep", "3600"}})
+	destinations := []acctest.Destination{acctest.NodeListener(t), acctest.APIServerOnNode(t)}
+	for _, d := range destinations {
+		if ok, out := acctest.Reaches(context.Background(), t, control.Name, d); !ok {
+			t.Fatalf("the control pod does not reach %s at %s (%s): the test would prove nothing", d.What, d.Addr, out)
+		}
+	}
+	warm := func(n int) []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("ready_replicas"), knownvalue.Int64Exact(int64(n))),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("network_mode"), knownvalue.StringExact("none")),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("hardened"), knownvalue.Bool(true)),
+			templateCheck(t),
+		}
+	}
+	replace := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)}}
+	patchTemplate := func(kind types.PatchType, body string) func() {
+		return acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
+			return acctest.Cluster(t).ExtensionsAPI().Patch(kind).Namespace(acctest.ClusterNamespace).
+				Resource("sandboxtemplates").Name(name).Body([]byte(body)).Do(ctx).Error()
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             poolGone(t, name),
+		Steps: []resource.TestStep{{
+			Config:            poolConfig(t, name, 2, false),
+			ConfigStateChecks: warm(2),
+		}, {
+			// An agent claims a sandbox: it is isolated from inside, and
+			// the data source lists it, isolated.
+			PreConfig: func() {
+				pod := makeClaim(t, name, claim)
+				ctx := context.Background()
+				id := acctest.ClusterNamespace + "/" + pod
+				for _, d := range destinations {
+					if ok, out := acctest.Reaches(ctx, t, id, d); ok {
+						t.Fatalf("the claimed sandbox reaches %s at %s: %s", d.What, d.Addr, out)
+					}
+				}
+				if err := acctest.OnlyLoopbackInPod(ctx, t, id); err != nil {
+					t.Fatal(err)
+				}
+				out, code, err := acctest.InPod(ctx, t, id, "sh", "-c", "echo $ROLE $API_TOKEN; id -u")
+				if err != nil || code != 0 || out != "agent pool-token\n0\n" {
+					t.Fatalf("in the claimed sandbox: %q (exit %d, %v)", out, code, err)
+				}
+			},
+			Config: poolConfig(t, name, 2, true),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.sandbox_pool_claims.test", tfjsonpath.New("isolated"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("data.sandbox_pool_claims.test", tfjsonpath.New("sandboxes"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"claim": knownvalue.StringExact(claim), "isolated": knownvalue.Bool(true),
+						"network_mode": knownvalue.StringExact("none")})})),
+			},
+		}, {
+			Config: poolConfig(t, name, 3, true),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
+			ConfigStateChecks: append(warm(3),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("claimed_replicas"), knownvalue.Int64Exact(1))),
+		}, {
+			// Removing the pool while a claim holds one of its sandboxes
+			// is refused; the claim's sandbox keeps its policy.
+			Config:      acctest.ClusterProvider(t, ""),
+			ExpectError: regexp.MustCompile(`(?s)Sandboxes claimed from the pool still run.*` + claim + `.*kubectl delete`),
+		}, {
+			PreConfig: func() { deleteClaim(context.Background(), t, claim) },
+			Config:    poolConfig(t, name, 2, false),
+		}, {
+			// agent-sandbox's own policy, whose default lets a sandbox
+			// reach the internet, added to the provider's.
+			PreConfig:         patchTemplate(types.MergePatchType, `{"spec":{"networkPolicyManagement":"Managed"}}`),
+			Config:            poolConfig(t, name, 2, false),
+			ConfigPlanChecks:  replace,
+			ConfigStateChecks: warm(2),
+		}, {
+			PreConfig: patchTemplate(types.JSONPatchType, `[{"op":"add",`+
+				`"path":"/spec/podTemplate/spec/containers/0/securityContext/capabilities/add","value":["NET_ADMIN"]}]`),
+			Config:            poolConfig(t, name, 2, false),
+			ConfigPlanChecks:  replace,
+			ConfigStateChecks: warm(2),
+		}, {
+			PreConfig:         patchTemplate(types.MergePatchType, `{"spec":{"podTemplate":{"spec":{"automountServiceAccountToken":true}}}}`),
+			Config:            poolConfig(t, name, 2, false),
+			ConfigPlanChecks:  replace,
+			ConfigStateChecks: warm(2),
+		}},
+	})
+}
+
+// templateCheck asks the cluster that the pool's template is the
+// provider's: its pod in the isolated RuntimeClass with no token, its
+// network policy left to the provider, and that every pod made from it is
+// isolated.
+func templateCheck(t *testing.T) statecheck.StateCheck {
+	return stateFunc(func(ctx context.Context, id string) error {
+		p, err := acctest.Cluster(t).InspectPool(ctx, id)
+		if err != nil {
+			return err
+		}
+		if v := isolation.Assess(p.Template.Network); !v.Isolated {
+			return fmt.Errorf("the template is not isolated: %s", v.Reason)
+		}
+		for _, s := range p.Sandboxes {
+			if v := isolation.Assess(s.Network); !v.Isolated {
+				return fmt.Errorf("sandbox %s of the pool is not isolated: %s", s.Name, v.Reason)
+			}
+		}
+		var tmpl struct {
+			Spec struct {
+				NetworkPolicyManagement string `json:"networkPolicyManagement"`
+				PodTemplate             struct {
+					Spec corev1.PodSpec `json:"spec"`
+				} `json:"podTemplate"`
+			} `json:"spec"`
+		}
+		raw, err := acctest.Cluster(t).ExtensionsAPI().Get().Namespace(acctest.ClusterNamespace).
+			Resource("sandboxtemplates").Name(p.Name).Do(ctx).Raw()
+		if err != nil || json.Unmarshal(raw, &tmpl) != nil {
+			return fmt.Errorf("reading the template: %w", err)
+		}
+		spec := tmpl.Spec.PodTemplate.Spec
+		if tmpl.Spec.NetworkPolicyManagement != "Unmanaged" || spec.RuntimeClassName == nil ||
+			spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+			return fmt.Errorf("the template: policy management %q, RuntimeClass %v, token %v",
+				tmpl.Spec.NetworkPolicyManagement, spec.RuntimeClassName, spec.AutomountServiceAccountToken)
+		}
+		return nil
+	})
+}
+
+type stateFunc func(ctx context.Context, id string) error
+
+func (f stateFunc) CheckState(ctx context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address == addr {
+			if err := f(ctx, fmt.Sprint(r.AttributeValues["id"])); err != nil {
+				resp.Error = err
+			}
+			return
+		}
+	}
+	resp.Error = fmt.Errorf("%s is not in the state", addr)
+}
+
+// makeClaim claims a sandbox from the pool, as an agent does, and returns
+// its pod's name once it runs and is ready.
+func makeClaim(t *testing.T, pool, claim string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	body := fmt.Sprintf(`{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxClaim",`+
+		`"metadata":{"name":%q},"spec":{"warmPoolRef":{"name":%q}}}`, claim, pool)
+	made := &metav1.PartialObjectMetadata{}
+	raw, err := acctest.Cluster(t).ExtensionsAPI().Post().Namespace(acctest.ClusterNamespace).Resource("sandboxclaims").
+		Body([]byte(body)).Do(ctx).Raw()
+	if err != nil || json.Unmarshal(raw, made) != nil {
+		t.Fatalf("claiming a sandbox from %s: %v", pool, err)
+	}
+	core, _ := acctest.Cluster(t).API()
+	for {
+		list := &corev1.PodList{}
+		err := core.Get().Namespace(acctest.ClusterNamespace).Resource("pods").
+			Param("labelSelector", "agents.x-k8s.io/claim-uid="+string(made.UID)).Do(ctx).Into(list)
+		if err == nil && len(list.Items) == 1 {
+			for _, c := range list.Items[0].Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					return list.Items[0].Name
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the claim %s got no ready sandbox within 2 minutes (%v, %d pods)", claim, err, len(list.Items))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// deleteClaim ends the claim, as an agent does, and waits until its
+// sandbox's pod is gone.
+func deleteClaim(ctx context.Context, t *testing.T, claim string) {
+	ext := acctest.Cluster(t).ExtensionsAPI()
+	got := &metav1.PartialObjectMetadata{}
+	raw, err := ext.Get().Namespace(acctest.ClusterNamespace).Resource("sandboxclaims").Name(claim).Do(ctx).Raw()
+	if err != nil || json.Unmarshal(raw, got) != nil {
+		return
+	}
+	_ = ext.Delete().Namespace(acctest.ClusterNamespace).Resource("sandboxclaims").Name(claim).Do(ctx).Error()
+	core, _ := acctest.Cluster(t).API()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		list := &corev1.PodList{}
+		err := core.Get().Namespace(acctest.ClusterNamespace).Resource("pods").
+			Param("labelSelector", "agents.x-k8s.io/claim-uid="+string(got.UID)).Do(ctx).Into(list)
+		if err == nil && len(list.Items) == 0 {
+			return
+		}
+	}
+	t.Errorf("the pod of claim %s was still there a minute after the claim's removal", claim)
+}
+
+// poolGone asks the cluster that the pool's template, pool and pods are
+// gone.
+func poolGone(t *testing.T, name string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		for _, kind := range []string{"sandboxtemplates", "sandboxwarmpools"} {
+			err := acctest.Cluster(t).ExtensionsAPI().Get().Namespace(acctest.ClusterNamespace).Resource(kind).
+				Name(name).Do(ctx).Error()
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s %s is still there after destroy (%w)", kind, name, err)
+			}
+		}
+		return nil
+	}
+}

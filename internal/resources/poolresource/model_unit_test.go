@@ -1,0 +1,102 @@
+package poolresource
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/writeonly"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
+)
+
+func TestCommandOf(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		entrypoint, args []string
+		want             types.List
+	}{
+		{"keep-alive", keepAlive, nil, types.ListNull(types.StringType)},
+		{"arguments", nil, []string{"python", "-u"}, values.StringList([]string{"python", "-u"})},
+		{"an entrypoint set out of band", []string{"sh"}, []string{"-c", "x"},
+			values.StringList([]string{"entrypoint:", "sh", "-c", "x"})},
+		{"keep-alive given arguments", keepAlive, []string{"x"}, values.StringList([]string{"entrypoint:", "tail", "-f", "/dev/null", "x"})},
+	} {
+		if got := commandOf(c.entrypoint, c.args); !got.Equal(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// The template's settings, written and read back, are what the plan held;
+// hardening weakened in any way reads false.
+func TestSpecRoundTrip(t *testing.T) {
+	m := resourceModel{Name: types.StringValue("p"), Replicas: types.Int64Value(2), Image: types.StringValue("img"),
+		Command: types.ListNull(types.StringType), WorkingDir: types.StringNull(), User: types.StringValue("1000:1000"),
+		Env: values.StringMap(map[string]string{"A": "1"}), ReadOnly: types.BoolValue(true), Memory: types.Int64Value(64),
+		CPUs: types.Float64Value(0.5), secretsModel: writeonly.Null()}
+	spec, diags := m.spec(context.Background(), map[string]string{"S": "secret"})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	s := spec.Sandbox
+	if s.NetworkMode != isolation.NoneMode || s.Labels[engine.LabelCreateToken] == "" || len(s.SecretEnv) != 1 ||
+		s.Limits.Memory != 64<<20 || s.Limits.NanoCPUs != 5e8 || spec.Replicas != 2 {
+		t.Fatalf("spec: %+v", spec)
+	}
+	h := &engine.HostConfig{CapDrop: s.CapDrop, SecurityOpt: s.SecurityOpt, ReadonlyRootfs: true, Memory: 64 << 20,
+		MemorySwap: 64 << 20, NanoCPUs: 5e8}
+	pool := engine.Pool{ID: "ns/p/template:u", Name: "p", Replicas: 2, Ready: 2, Template: engine.Sandbox{
+		Container: engine.Container{HostConfig: h, Config: &engine.ContainerConfig{Image: "img",
+			Entrypoint: keepAlive, Env: []string{"A=1"}, User: "1000:1000"}},
+		Network: isolation.Observed{Pod: &isolation.Pod{RuntimeClass: "gvisor", IsolatedClass: "gvisor"}},
+	}}
+	got := m
+	got.observe(pool)
+	if !values.Unchanged(got, func() resourceModel {
+		m.ID, m.NetworkMode, m.Hardened = types.StringValue(pool.ID), types.StringValue("none"), types.BoolValue(true)
+		m.ReadyReplicas, m.ClaimedReplicas = types.Int64Value(2), types.Int64Value(0)
+		return m
+	}()) {
+		t.Errorf("read back: %+v", got)
+	}
+	for name, weaken := range map[string]func(h *engine.HostConfig){
+		"privileged":           func(h *engine.HostConfig) { h.Privileged = true },
+		"a capability":         func(h *engine.HostConfig) { h.CapAdd = []string{"NET_ADMIN"} },
+		"capabilities kept":    func(h *engine.HostConfig) { h.CapDrop = nil },
+		"privilege escalation": func(h *engine.HostConfig) { h.SecurityOpt = nil },
+		"no seccomp": func(h *engine.HostConfig) {
+			h.SecurityOpt = append(h.SecurityOpt, "seccomp=unconfined")
+		},
+	} {
+		weak := *h
+		weak.SecurityOpt = append([]string(nil), h.SecurityOpt...)
+		weaken(&weak)
+		if hardened(&weak) {
+			t.Errorf("%s: still reads hardened", name)
+		}
+	}
+}
+
+// The pool's verdict is the worst of its template and its warm sandboxes;
+// a claimed sandbox is its claim's.
+func TestVerdict(t *testing.T) {
+	ok := isolation.Observed{Pod: &isolation.Pod{RuntimeClass: "gvisor", IsolatedClass: "gvisor"}}
+	host := isolation.Observed{Pod: &isolation.Pod{HostNetwork: true, RuntimeClass: "gvisor", IsolatedClass: "gvisor"}}
+	pool := engine.Pool{Template: engine.Sandbox{Network: ok}, Sandboxes: []engine.PoolSandbox{
+		{Name: "a", Network: ok}, {Name: "b", Claim: "c", Network: host}}}
+	if v := verdict(pool); !v.Isolated {
+		t.Errorf("a claimed sandbox decided the pool's verdict: %+v", v)
+	}
+	pool.Sandboxes[0].Network = host
+	if v := verdict(pool); v.Isolated || v.Mode != isolation.PodModeHost {
+		t.Errorf("a warm sandboxe's host network: %+v", v)
+	}
+	pool.Sandboxes = nil
+	pool.Template.Network = host
+	if v := verdict(pool); v.Isolated {
+		t.Errorf("the template's host network: %+v", v)
+	}
+}
