@@ -33,6 +33,13 @@
 #                        on the test cluster (scripts/cluster.sh, started
 #                        here when it does not run), against the cluster's
 #                        own API (bench/clusterfloor); 0 skips them
+#   BENCH_CLAIMS=20      with the cluster rows, the claim rows: a sandbox
+#                        claimed from a warm sandbox_pool (agent-sandbox's
+#                        SandboxClaim, until its pod runs a command) and a
+#                        cold sandbox_container create (until the same),
+#                        both through the provider's backend, in gVisor,
+#                        that many times each (bench/claim); median and p95;
+#                        0 skips them
 #   BENCH_SNAPSHOT_MB=1024 the snapshot rows: a volume of that many MiB in
 #                        BENCH_SNAPSHOT_FILES=10000 files, snapshotted and
 #                        restored by the provider, against the floor of
@@ -85,6 +92,7 @@ echo "== building the provider, the floor, bench/noop, bench/settle and the peak
   go build -o "$work/floor" ./bench/floor &&
   go build -o "$work/clusterfloor" ./bench/clusterfloor &&
   go build -o "$work/clustertar" ./bench/clustertar &&
+  go build -o "$work/claim" ./bench/claim &&
   go build -o "$work/settle" ./bench/settle &&
   go build -o "$work/noop" ./bench/noop &&
   go build -o "$work/plugin/terraform-provider-sandbox" ./bench/peakrss)
@@ -289,6 +297,12 @@ if [ "$cluster_counts" != 0 ]; then
       tfdir=tf-cluster where=cluster tf destroy "$n" destroy -auto-approve
     done
   done
+  claims="${BENCH_CLAIMS:-20}"
+  if [ "$claims" != 0 ]; then
+    echo "== claims: $claims from a warm pool, then $claims cold creates, in gVisor"
+    "$work/claim" -n "$claims" -image "$image" -kubeconfig "$SANDBOX_TEST_KUBECONFIG" |
+      awk -F'\t' '{ printf "1\tclaim\t%s\t%s\t0\t0\t0\n", $1, $2 }' >>"$results"
+  fi
 fi
 
 # The wake rows: one sandbox put to sleep and woken BENCH_WAKE times (20
@@ -507,6 +521,27 @@ if [ "$cluster_counts" != 0 ]; then
         printf "| %5s | %-7s | %12.2f | %9.2f | %5.2fx | %17.1f |\n", kp[1], kp[2], p, f, (f > 0 ? p / f : 0), median(rss[order[i]]) / 1024
       }
     }' "$results" | tee "$work/cluster.md"
+fi
+
+if [ "$cluster_counts" != 0 ] && [ "${BENCH_CLAIMS:-20}" != 0 ]; then
+  echo
+  echo "How long an agent waits for a sandbox on the test cluster, in gVisor, one at a time: claimed from a"
+  echo "warm sandbox_pool (a SandboxClaim created, until its ready pod runs a command) against a cold"
+  echo "sandbox_container create (created and started, until it runs a command), both through the provider's"
+  echo "Kubernetes backend; median and p95 (nearest rank) of ${BENCH_CLAIMS:-20} each."
+  echo
+  awk -F'\t' "$median_awk"'
+    function p95(list,   a, k, i, j, t) {
+      k = split(list, a, " ")
+      for (i = 2; i <= k; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      i = int(k * 0.95 + 0.999999); return a[i < 1 ? 1 : i]
+    }
+    $2 == "claim" { secs[$3] = secs[$3] " " $4 }
+    END {
+      printf "| sandbox            | median (s) | p95 (s) |\n|--------------------|-----------:|--------:|\n"
+      printf "| claimed, warm pool | %10.2f | %7.2f |\n", median(secs["warm"]), p95(secs["warm"])
+      printf "| cold create        | %10.2f | %7.2f |\n", median(secs["cold"]), p95(secs["cold"])
+    }' "$results" | tee "$work/claim.md"
 fi
 
 # The files rounds: one sandbox with many files against one with few.

@@ -154,7 +154,9 @@ func (c *Client) CreatePool(ctx context.Context, spec engine.PoolSpec) (string, 
 	}
 	made := &sandboxTemplate{}
 	if err := c.postExtension(ctx, "sandboxtemplates", templateFor(spec.Name, pod), made); err != nil {
-		c.removeCompanions(ctx, token, secrets)
+		undo, cancel := context.WithTimeout(context.WithoutCancel(ctx), engine.SlowCallTimeout)
+		defer cancel()
+		c.removeCompanions(undo, token, secrets)
 		return "", err
 	}
 	owner := templateOwner(made)
@@ -170,10 +172,13 @@ func (c *Client) CreatePool(ctx context.Context, spec engine.PoolSpec) (string, 
 		err = c.makeWarmPool(ctx, made, spec.Replicas)
 	}
 	if err != nil {
-		if removeErr := c.removeTemplate(ctx, made); removeErr != nil {
+		// Undone even when the create was interrupted.
+		undo, cancel := context.WithTimeout(context.WithoutCancel(ctx), engine.SlowCallTimeout)
+		defer cancel()
+		if removeErr := c.removeTemplate(undo, made); removeErr != nil {
 			return poolID(made), err
 		}
-		c.removeCompanions(ctx, token, secrets)
+		c.removeCompanions(undo, token, secrets)
 		return "", err
 	}
 	return poolID(made), nil

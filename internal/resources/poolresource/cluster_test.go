@@ -288,3 +288,30 @@ func poolGone(t *testing.T, name string) func(*terraform.State) error {
 		return nil
 	}
 }
+
+// TestAccCluster_poolNameTaken: a SandboxTemplate of the pool's name that
+// the provider did not make is neither adopted nor changed: the create is
+// refused naming the template.
+func TestAccCluster_poolNameTaken(t *testing.T) {
+	acctest.RequireCluster(t)
+	name := acctest.ClusterName(t)
+	ctx := context.Background()
+	ext := acctest.Cluster(t).ExtensionsAPI()
+	body := fmt.Sprintf(`{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxTemplate",`+
+		`"metadata":{"name":%q},"spec":{"podTemplate":{"spec":{"containers":[{"name":"c","image":%q}]}}}}`,
+		name, acctest.TestImage)
+	if err := ext.Post().Namespace(acctest.ClusterNamespace).Resource("sandboxtemplates").Body([]byte(body)).
+		Do(ctx).Error(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ext.Delete().Namespace(acctest.ClusterNamespace).Resource("sandboxtemplates").Name(name).Do(ctx).Error()
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      poolConfig(t, name, 1, false),
+			ExpectError: regexp.MustCompile(`(?s)Pool name taken.*does not adopt what it did not make`),
+		}},
+	})
+}
