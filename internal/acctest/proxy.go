@@ -32,10 +32,18 @@ const (
 	// Slow holds the request for SlowFor, then forwards it unless the
 	// client gave up meanwhile: a busy engine.
 	Slow
+	// Loaded holds the request for LoadedFor, then forwards it unless the
+	// client gave up meanwhile: an engine under heavy load, slower than a
+	// quick call's budget of old.
+	Loaded
 )
 
-// SlowFor is how long the Slow fault holds a request.
-const SlowFor = 3 * time.Second
+// SlowFor is how long the Slow fault holds a request, and LoadedFor the
+// Loaded fault.
+const (
+	SlowFor   = 3 * time.Second
+	LoadedFor = 12 * time.Second
+)
 
 // FaultyEngine is a unix-socket proxy in front of the real engine that does
 // to each request what its rule says, so that a test can cut an operation
@@ -46,7 +54,7 @@ type FaultyEngine struct {
 
 	mu    sync.Mutex
 	rule  func(*http.Request) Fault
-	count [Slow + 1]atomic.Int32
+	count [Loaded + 1]atomic.Int32
 }
 
 // NewFaultyEngine starts a proxy for the engine the tests use, forwarding
@@ -91,9 +99,13 @@ func (f *FaultyEngine) serve(w http.ResponseWriter, r *http.Request, forward htt
 		drop(w)
 	case Refuse:
 		drop(w)
-	case Slow:
+	case Slow, Loaded:
+		hold := SlowFor
+		if fault == Loaded {
+			hold = LoadedFor
+		}
 		select {
-		case <-time.After(SlowFor):
+		case <-time.After(hold):
 			forward.ServeHTTP(w, r)
 		case <-r.Context().Done():
 		}

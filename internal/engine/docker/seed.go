@@ -37,8 +37,10 @@ const seedHelperType = "sandbox_volume"
 const podmanInit = "/run/podman-init"
 
 // cleanupTimeout bounds the removal of the helper container and image, which
-// runs even when the caller's context has ended.
-const cleanupTimeout = 30 * time.Second
+// runs even when the caller's context has ended: as long as one removal may
+// take, since an engine under load takes more than 30 s to remove an image,
+// and a helper left behind fails the operation that made it.
+const cleanupTimeout = engine.SlowCallTimeout
 
 // SeedVolume unpacks the tar, whose entries are under SeedDir, into the
 // volume's root, through a helper container and image that carry the token

@@ -178,3 +178,40 @@ func TestAccContainer_cliInterruptedApplyConverges(t *testing.T) {
 		})
 	}
 }
+
+// A Ctrl-C during creates on an engine so loaded that removing a container
+// takes longer than 10 s: each create's undo waits for the removal, so no
+// container is left outside the state, and the apply still ends.
+func TestAccContainer_ctrlCOnALoadedEngineLeavesNothing(t *testing.T) {
+	const count = 3
+	name := acctest.Name(t)
+	proxy := acctest.NewFaultyEngine(t)
+	proxy.SetRule(func(r *http.Request) acctest.Fault {
+		switch {
+		case acctest.IsContainerStart(r):
+			return acctest.Slow
+		case acctest.IsContainerRemove(r):
+			return acctest.Loaded
+		}
+		return acctest.Forward
+	})
+	tf := acctest.NewCLI(t, proxy.ProviderBlock()+acctest.CountConfig(name, count))
+	t.Cleanup(func() {
+		proxy.SetRule(func(*http.Request) acctest.Fault { return acctest.Forward })
+		tf.Run("destroy", "-auto-approve")
+	})
+	apply := tf.Start("apply", "-auto-approve")
+	apply.WaitFor(t, "Creating...", time.Minute)
+	time.Sleep(time.Second)
+	if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := apply.Wait(2 * time.Minute); err == nil {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out)
+	}
+	acctest.WaitForProviderExit(t, time.Minute)
+	if proxy.Count(acctest.Loaded) == 0 {
+		t.Fatal("no removal met the loaded engine: the test proves nothing")
+	}
+	tf.ExpectOnlyStateContainers(name)
+}

@@ -1,6 +1,7 @@
 package containerresource_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -55,6 +56,13 @@ func TestAccContainer_randomInterruptsNeverLeak(t *testing.T) {
 	span := createsSpan(t, tf)
 	t.Logf("an apply of %d creates for %s after its first", count, span.Round(time.Millisecond))
 	trials, interrupted, partial := interruptTrials(t), 0, 0
+	// What the last interrupted apply said, for a leak to be read.
+	last := ""
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(last)
+		}
+	})
 	for attempt := 1; interrupted < trials; attempt++ {
 		if attempt > 2*trials {
 			t.Fatalf("only %d of %d applies were still running when the Ctrl-C came", interrupted, attempt-1)
@@ -71,6 +79,7 @@ func TestAccContainer_randomInterruptsNeverLeak(t *testing.T) {
 			t.Fatalf("attempt %d: the apply did not end after one Ctrl-C: %v\n%s", attempt, err, out)
 		}
 		acctest.WaitForProviderExit(t, time.Minute)
+		last = fmt.Sprintf("the apply of attempt %d said, after its Ctrl-C:\n%s", attempt, out)
 		ids := tf.ExpectOnlyStateContainers(name)
 		t.Logf("attempt %d: Ctrl-C %s after the first create: %d of %d sandboxes made, all in the state",
 			attempt, after.Round(time.Millisecond), len(ids), count)

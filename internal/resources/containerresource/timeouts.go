@@ -14,8 +14,11 @@ const (
 	defaultCreateTimeout = 10 * time.Minute
 	defaultDeleteTimeout = 5 * time.Minute
 	// cleanupTimeout bounds the removal of a container whose creation
-	// failed half-way; it runs even when the request was cancelled.
-	cleanupTimeout = 10 * time.Second
+	// failed half-way; it runs even when the request was cancelled. An
+	// engine under load takes more than 10 s to list and remove one, and
+	// an undo that runs out leaves the container out of the state under
+	// Terraform 1.14 and later (pending.go): a Ctrl-C waits for it.
+	cleanupTimeout = 30 * time.Second
 )
 
 // timeoutsModel bounds create and delete.

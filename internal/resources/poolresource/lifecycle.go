@@ -20,7 +20,6 @@ import (
 const (
 	warmTimeout = 5 * time.Minute
 	warmPoll    = 500 * time.Millisecond
-	undoTimeout = time.Minute
 )
 
 // pools is the backend's pools, or an error the plan should have given.
