@@ -129,12 +129,7 @@ func agentSandboxFor(pod *corev1.Pod) *agentSandbox {
 // templatePod is the pod a Sandbox's template makes, as the controller
 // makes it: for judging the template as the provider judges a pod.
 func templatePod(s *agentSandbox) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: s.UID,
-			Labels: s.Spec.PodTemplate.Metadata.Labels, Annotations: s.Spec.PodTemplate.Metadata.Annotations,
-			CreationTimestamp: s.CreationTimestamp},
-		Spec: s.Spec.PodTemplate.Spec,
-	}
+	return podOfTemplate(s.ObjectMeta, s.Spec.PodTemplate)
 }
 
 // controlledBy reports whether the pod's controller is the Sandbox of UID
@@ -187,4 +182,33 @@ func (c *Client) patchAgentSandbox(ctx context.Context, s *agentSandbox, patch m
 func sandboxOwner(s *agentSandbox) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: agentsGroup + "/" + agentsVersion, Kind: "Sandbox", Name: s.Name,
 		UID: s.UID}
+}
+
+// namedSandbox is the ID of the Sandbox that a name (with no UID, as an
+// import gives one) names: the Sandbox that controls the pod of that name,
+// or, with no pod (a Sandbox asleep or expired), the Sandbox of that name.
+// pod and podErr are the read of the pod by that name.
+func (c *Client) namedSandbox(ctx context.Context, idOrName string, pod *corev1.Pod, podErr error) (string, bool) {
+	namespace, name, uid := c.splitID(idOrName)
+	switch {
+	case uid != "":
+		return "", false
+	case podErr == nil:
+		ref := metav1.GetControllerOf(pod)
+		if ref == nil || ref.Kind != "Sandbox" || !strings.HasPrefix(ref.APIVersion, agentsGroup+"/") {
+			return "", false
+		}
+		return namespace + "/" + ref.Name + "/" + sandboxUIDPrefix + string(ref.UID), true
+	case !engine.IsNotFound(podErr):
+		return "", false
+	}
+	s := &agentSandbox{}
+	err := c.call(ctx, "the request to read a Sandbox", engine.QuickCallTimeout, func(ctx context.Context) error {
+		raw, err := c.agents.Get().Namespace(namespace).Resource("sandboxes").Name(name).Do(ctx).Raw()
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(raw, s)
+	})
+	return agentSandboxID(s), err == nil
 }

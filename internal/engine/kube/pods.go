@@ -204,6 +204,9 @@ func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.
 		return c.inspectAgentSandbox(ctx, idOrName)
 	}
 	pod, err := c.getPod(ctx, idOrName)
+	if id, ok := c.namedSandbox(ctx, idOrName, pod, err); ok {
+		return c.inspectAgentSandbox(ctx, id)
+	}
 	if engine.IsNotFound(err) {
 		if asleep, asleepErr := c.inspectAsleep(ctx, idOrName); asleepErr == nil {
 			return asleep, nil

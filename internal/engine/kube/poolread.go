@@ -66,12 +66,16 @@ func (c *Client) InspectPool(ctx context.Context, id string) (engine.Pool, error
 	return out, nil
 }
 
-// podOfTemplate is the pod a template makes, as its controller makes it:
-// for judging the template as the provider judges a pod.
+// podOfTemplate is the pod a template (a Sandbox's, a SandboxTemplate's)
+// makes, as its controller makes it: for judging the template as the
+// provider judges a pod. It carries the managed fields of the object
+// that holds the template, which prove (provenance.go) whether the
+// provider wrote the template's labels.
 func podOfTemplate(meta metav1.ObjectMeta, t agentPodTemplate) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
-			Labels: t.Metadata.Labels, Annotations: t.Metadata.Annotations, CreationTimestamp: meta.CreationTimestamp},
+			Labels: t.Metadata.Labels, Annotations: t.Metadata.Annotations, CreationTimestamp: meta.CreationTimestamp,
+			ManagedFields: meta.ManagedFields},
 		Spec: t.Spec,
 	}
 }

@@ -3,6 +3,7 @@ package containerresource_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ import (
 // is an agent-sandbox Sandbox, whose controller makes its pod from the
 // provider's pod template: in the provider's RuntimeClass, with no
 // service account token, under the provider's deny-all policy, owned by
-// the Sandbox. It sleeps (operatingMode: Suspended, no pod) and wakes in
+// the Sandbox. It imports by name and by identity. It sleeps (operatingMode: Suspended, no pod) and wakes in
 // place with the same ID and its workspace; a template edited out of band
 // to share the node's network, to give the sandbox a capability, or to
 // mount the service account's token, or its policy loosened, plans a
@@ -60,7 +61,12 @@ resource "sandbox_container" "test" {
   env_wo_version = 1
   mounts         = { "/workspace" = { volume = sandbox_volume.work.name } }
 }
-`, acctest.RequireCluster(t), acctest.ClusterNamespace, acctest.TestImage, name, name, acctest.TestImage, state)
+
+data "sandbox_containers" "audit" {
+  name_prefix = %q
+  depends_on  = [sandbox_container.test]
+}
+`, acctest.RequireCluster(t), acctest.ClusterNamespace, acctest.TestImage, name, name, acctest.TestImage, state, name)
 	}
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	inPlace := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -109,8 +115,20 @@ resource "sandbox_container" "test" {
 		return nil
 	}).at(addr)
 	acctest.ClusterTest(t, []resource.TestStep{{
-		Config:            config("running"),
-		ConfigStateChecks: []statecheck.StateCheck{awake(true), sameID.AddStateValue(addr, attr("id"))},
+		Config: config("running"),
+		ConfigStateChecks: []statecheck.StateCheck{awake(true), sameID.AddStateValue(addr, attr("id")),
+			// The audit lists the Sandbox, isolated, under its own ID.
+			statecheck.ExpectKnownValue("data.sandbox_containers.audit", attr("containers"),
+				knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"id":       knownvalue.StringRegexp(regexp.MustCompile(`/sandbox:`)),
+					"isolated": knownvalue.Bool(true), "state": knownvalue.StringExact("running")})})),
+		},
+	}, {
+		// Imported by the Sandbox's name, and by its identity.
+		ResourceName: addr, ImportState: true, ImportStateId: acctest.ClusterNamespace + "/" + name,
+		ImportStateVerify: true, ImportStateVerifyIgnore: []string{"env_wo", "env_wo_version"},
+	}, {
+		ResourceName: addr, ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity,
 	}, {
 		Config:            config("stopped"),
 		ConfigPlanChecks:  inPlace,
