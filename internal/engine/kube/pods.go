@@ -305,11 +305,16 @@ func waitGone(ctx context.Context, what string, limit time.Duration, gone func(c
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(startPoll):
+		case <-time.After(gonePoll):
 		}
 	}
 	return nil
 }
+
+// gonePoll is how often waitGone asks: a pod removed with no grace is gone
+// within a second or two, and each of a destroy's sandboxes waits for its
+// own, so a coarser step adds half of itself to every one.
+const gonePoll = 100 * time.Millisecond
 
 // deleteOptions removes only the pod of the given UID (any, when empty),
 // and what it owns after it.
