@@ -366,6 +366,13 @@ median_awk='
     }
     return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
   }'
+# The 95th percentile (nearest rank) of the same kind of list.
+p95_awk='
+  function p95(list,   a, k, i, j, t) {
+    k = split(list, a, " ")
+    for (i = 2; i <= k; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    i = int(k * 0.95 + 0.999999); return a[i < 1 ? 1 : i]
+  }'
 
 echo
 echo "Medians of $rounds interleaved rounds; engine $(docker version -f '{{.Server.Version}}'), $(nproc) cores, $(terraform version | head -n 1)."
@@ -447,12 +454,7 @@ if [ "$wake_n" != 0 ]; then
   echo "rank). A wake from asleep starts the main process anew and checks it as a create does; on the cluster it"
   echo "makes the pod again."
   echo
-  awk -F'\t' "$median_awk"'
-    function p95(list,   a, k, i, j, t) {
-      k = split(list, a, " ")
-      for (i = 2; i <= k; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      i = int(k * 0.95 + 0.999999); return a[i < 1 ? 1 : i]
-    }
+  awk -F'\t' "$median_awk$p95_awk"'
     $2 ~ /^wake-/ && $3 ~ /^from-/ { key = substr($2, 6) SUBSEP substr($3, 6); if (!(key in seen)) { seen[key] = 1; order[++k] = key }; secs[key] = secs[key] " " $4 }
     END {
       printf "| backend | from    | median (s) | p95 (s) |\n|---------|---------|-----------:|--------:|\n"
@@ -530,12 +532,7 @@ if [ "$cluster_counts" != 0 ] && [ "${BENCH_CLAIMS:-20}" != 0 ]; then
   echo "sandbox_container create (created and started, until it runs a command), both through the provider's"
   echo "Kubernetes backend; median and p95 (nearest rank) of ${BENCH_CLAIMS:-20} each."
   echo
-  awk -F'\t' "$median_awk"'
-    function p95(list,   a, k, i, j, t) {
-      k = split(list, a, " ")
-      for (i = 2; i <= k; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      i = int(k * 0.95 + 0.999999); return a[i < 1 ? 1 : i]
-    }
+  awk -F'\t' "$median_awk$p95_awk"'
     $2 == "claim" { secs[$3] = secs[$3] " " $4 }
     END {
       printf "| sandbox            | median (s) | p95 (s) |\n|--------------------|-----------:|--------:|\n"

@@ -150,14 +150,7 @@ func (s *agentSandbox) expired(now time.Time) bool {
 // name is not found.
 func (c *Client) getAgentSandbox(ctx context.Context, id string) (*agentSandbox, error) {
 	namespace, name, uid := c.splitID(id)
-	s := &agentSandbox{}
-	err := c.call(ctx, "the request to read a Sandbox", engine.QuickCallTimeout, func(ctx context.Context) error {
-		raw, err := c.agents.Get().Namespace(namespace).Resource("sandboxes").Name(name).Do(ctx).Raw()
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(raw, s)
-	})
+	s, err := c.readAgentSandbox(ctx, namespace, name)
 	if err == nil && s.UID != sandboxUID(uid) {
 		return nil, notFound{fmt.Errorf("the Sandbox %s/%s is another than the sandbox's (UID %s, not %s)",
 			namespace, name, s.UID, sandboxUID(uid))}
@@ -202,6 +195,15 @@ func (c *Client) namedSandbox(ctx context.Context, idOrName string, pod *corev1.
 	case !engine.IsNotFound(podErr):
 		return "", false
 	}
+	s, err := c.readAgentSandbox(ctx, namespace, name)
+	if err != nil {
+		return "", false
+	}
+	return agentSandboxID(s), true
+}
+
+// readAgentSandbox reads the Sandbox of that name, whichever it is.
+func (c *Client) readAgentSandbox(ctx context.Context, namespace, name string) (*agentSandbox, error) {
 	s := &agentSandbox{}
 	err := c.call(ctx, "the request to read a Sandbox", engine.QuickCallTimeout, func(ctx context.Context) error {
 		raw, err := c.agents.Get().Namespace(namespace).Resource("sandboxes").Name(name).Do(ctx).Raw()
@@ -210,5 +212,5 @@ func (c *Client) namedSandbox(ctx context.Context, idOrName string, pod *corev1.
 		}
 		return json.Unmarshal(raw, s)
 	})
-	return agentSandboxID(s), err == nil
+	return s, err
 }
