@@ -43,12 +43,13 @@ func (c *Client) InspectPool(ctx context.Context, id string) (engine.Pool, error
 			out.Template.Config.Env = append(out.Template.Config.Env, e.Name+"="+e.Value)
 		}
 	}
-	pool := &warmPool{}
-	err = c.getExtension(ctx, t.Namespace, "sandboxwarmpools", t.Name, pool)
+	// A pool gone, or one of its name that is not the template's, keeps
+	// no replicas of it: the plan makes its own again (ScalePool).
+	pool, err := c.ownedPool(ctx, t)
 	switch {
 	case err == nil && pool.Spec.TemplateRef.Name == t.Name:
 		out.Replicas, out.Ready = int(deref(pool.Spec.Replicas)), int(pool.Status.ReadyReplicas)
-	case err != nil && !engine.IsNotFound(err):
+	case err != nil && !engine.IsNotFound(err) && !engine.IsConflict(err):
 		return engine.Pool{}, err
 	}
 	pods, err := c.templatePods(ctx, t)

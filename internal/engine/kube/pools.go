@@ -250,21 +250,45 @@ func (c *Client) getTemplate(ctx context.Context, id string) (*sandboxTemplate, 
 }
 
 // ScalePool sets the pool's replicas, making the pool again when it is
-// gone (its template is the provider's).
+// gone (its template is the provider's). A SandboxWarmPool of that name
+// that the template does not own is someone else's: it is refused, never
+// changed.
 func (c *Client) ScalePool(ctx context.Context, id string, replicas int) error {
 	t, err := c.getTemplate(ctx, id)
 	if err != nil {
 		return err
 	}
-	body := fmt.Appendf(nil, `{"spec":{"replicas":%d,"sandboxTemplateRef":{"name":%q}}}`, replicas, t.Name)
-	err = c.call(ctx, "the request to update a SandboxWarmPool", engine.QuickCallTimeout, func(ctx context.Context) error {
-		return c.extensions.Patch(types.MergePatchType).Namespace(t.Namespace).Resource("sandboxwarmpools").
-			Name(t.Name).Param("fieldManager", fieldManager).Body(body).Do(ctx).Error()
-	})
+	_, err = c.ownedPool(ctx, t)
 	if engine.IsNotFound(err) {
 		return c.makeWarmPool(ctx, t, replicas)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	body := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
+	return c.call(ctx, "the request to update a SandboxWarmPool", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.extensions.Patch(types.MergePatchType).Namespace(t.Namespace).Resource("sandboxwarmpools").
+			Name(t.Name).Param("fieldManager", fieldManager).Body(body).Do(ctx).Error()
+	})
+}
+
+// ownedPool reads the template's SandboxWarmPool: not found when there is
+// none, and an error naming it when one of its name is not the template's.
+func (c *Client) ownedPool(ctx context.Context, t *sandboxTemplate) (*warmPool, error) {
+	pool := &warmPool{}
+	if err := c.getExtension(ctx, t.Namespace, "sandboxwarmpools", t.Name, pool); err != nil {
+		return nil, err
+	}
+	if ref := metav1.GetControllerOf(pool); ref == nil || ref.UID != t.UID {
+		for _, o := range pool.OwnerReferences {
+			if o.UID == t.UID {
+				return pool, nil
+			}
+		}
+		return nil, conflict{fmt.Errorf("the SandboxWarmPool %s/%s is not the pool's (its template does not own it): "+
+			"remove it, or rename the pool", t.Namespace, t.Name)}
+	}
+	return pool, nil
 }
 
 // RemovePool refuses while a claim holds a sandbox made from the template
@@ -283,11 +307,14 @@ func (c *Client) RemovePool(ctx context.Context, id string) error {
 	if err := c.refuseClaimed(ctx, t); err != nil {
 		return err
 	}
-	err = c.call(ctx, "the request to remove a SandboxWarmPool", engine.SlowCallTimeout, func(ctx context.Context) error {
-		return c.extensions.Delete().Namespace(t.Namespace).Resource("sandboxwarmpools").Name(t.Name).
-			Body(deleteOptions("", 0)).Do(ctx).Error()
-	})
-	if err != nil && !engine.IsNotFound(err) {
+	pool, err := c.ownedPool(ctx, t)
+	if err == nil {
+		err = c.call(ctx, "the request to remove a SandboxWarmPool", engine.SlowCallTimeout, func(ctx context.Context) error {
+			return c.extensions.Delete().Namespace(t.Namespace).Resource("sandboxwarmpools").Name(t.Name).
+				Body(deleteOptions(pool.UID, 0)).Do(ctx).Error()
+		})
+	}
+	if err != nil && !engine.IsNotFound(err) && !engine.IsConflict(err) {
 		return err
 	}
 	err = waitGone(ctx, "the warm sandboxes of pool "+t.Namespace+"/"+t.Name, engine.SlowCallTimeout,

@@ -50,7 +50,8 @@ data "sandbox_pool_claims" "test" {
 // TestAccCluster_pool: a pool is an agent-sandbox SandboxTemplate whose pod
 // is the provider's (RuntimeClass, no token, hardening, the Secret for
 // env_wo) under the provider's deny-all policy, never agent-sandbox's, and
-// a SandboxWarmPool that apply waits to see warm. A sandbox an agent
+// a SandboxWarmPool that apply waits to see warm, and makes again in
+// place when it was removed out of band. A sandbox an agent
 // claims, outside Terraform, reaches neither the node nor the API server
 // and sees only loopback, and the data source judges it; replicas change
 // in place; the pool is not removed while a claim holds one of its
@@ -98,6 +99,16 @@ func TestAccCluster_pool(t *testing.T) {
 		CheckDestroy:             poolGone(t, name),
 		Steps: []resource.TestStep{{
 			Config:            poolConfig(t, name, 2, false),
+			ConfigStateChecks: warm(2),
+		}, {
+			// The SandboxWarmPool removed out of band: made again, in place.
+			PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
+				return acctest.Cluster(t).ExtensionsAPI().Delete().Namespace(acctest.ClusterNamespace).
+					Resource("sandboxwarmpools").Name(name).Do(ctx).Error()
+			}),
+			Config: poolConfig(t, name, 2, false),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 			ConfigStateChecks: warm(2),
 		}, {
 			// An agent claims a sandbox: it is isolated from inside, and
