@@ -15,6 +15,9 @@ resource "sandbox_pool" "agents" {
   memory   = 512
   cpus     = 1
   env      = { PYTHONUNBUFFERED = "1" }
+  files = {
+    "/etc/agent/rules.md" = { content = "Work only in /tmp.\n" }
+  }
 
   # Sent at create, kept in a Secret owned by the pool, never in the state.
   env_wo         = { MODEL_API_KEY = var.model_api_key }

@@ -35,6 +35,10 @@ resource "sandbox_pool" "test" {
   env_wo         = { API_TOKEN = "pool-token" }
   env_wo_version = 1
   memory         = 64
+  files = {
+    "/etc/agent/task.txt" = { content = "the task" }
+    "/opt/bin/run"        = { content_base64 = "IyEvYmluL3NoCmVjaG8gcmFuCg==", mode = "0755" }
+  }
 }
 `, name, acctest.TestImage, replicas)
 	if claims {
@@ -53,7 +57,8 @@ data "sandbox_pool_claims" "test" {
 // a SandboxWarmPool that apply waits to see warm, and makes again in
 // place when it was removed out of band. A sandbox an agent
 // claims, outside Terraform, reaches neither the node nor the API server
-// and sees only loopback, and the data source judges it; replicas change
+// and sees only loopback, and has the pool's env, env_wo and files, and
+// the data source judges it; replicas change
 // in place; the pool is not removed while a claim holds one of its
 // sandboxes; a template handed back to agent-sandbox's network policy, or
 // given a capability, out of band plans a replacement, which is isolated
@@ -125,8 +130,8 @@ func TestAccCluster_pool(t *testing.T) {
 				if err := acctest.OnlyLoopbackInPod(ctx, t, id); err != nil {
 					t.Fatal(err)
 				}
-				out, code, err := acctest.InPod(ctx, t, id, "sh", "-c", "echo $ROLE $API_TOKEN; id -u")
-				if err != nil || code != 0 || out != "agent pool-token\n0\n" {
+				out, code, err := acctest.InPod(ctx, t, id, "sh", "-c", "echo $ROLE $API_TOKEN; id -u; cat /etc/agent/task.txt; echo; /opt/bin/run")
+				if err != nil || code != 0 || out != "agent pool-token\n0\nthe task\nran\n" {
 					t.Fatalf("in the claimed sandbox: %q (exit %d, %v)", out, code, err)
 				}
 			},

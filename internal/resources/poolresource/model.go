@@ -42,6 +42,7 @@ type resourceModel struct {
 	ReadOnly        types.Bool    `tfsdk:"read_only"`
 	Memory          types.Int64   `tfsdk:"memory"`
 	CPUs            types.Float64 `tfsdk:"cpus"`
+	Files           types.Map     `tfsdk:"files"`
 	NetworkMode     types.String  `tfsdk:"network_mode"`
 	Hardened        types.Bool    `tfsdk:"hardened"`
 	ReadyReplicas   types.Int64   `tfsdk:"ready_replicas"`
@@ -73,6 +74,9 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 		sandbox.Env = append(sandbox.Env, values.EnvList(secretEnv)...)
 		sandbox.SecretEnv = slices.Sorted(maps.Keys(secretEnv))
 	}
+	files, fileDiags := engineFiles(ctx, m.Files)
+	diags.Append(fileDiags...)
+	sandbox.Files = files
 	sandbox.Limits.Memory = m.Memory.ValueInt64() * mib
 	sandbox.Limits.MemorySwap = sandbox.Limits.Memory
 	sandbox.Limits.NanoCPUs = int64(math.Round(m.CPUs.ValueFloat64() * 1e9))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -36,12 +37,16 @@ func TestSpecRoundTrip(t *testing.T) {
 	m := resourceModel{Name: types.StringValue("p"), Replicas: types.Int64Value(2), Image: types.StringValue("img"),
 		Command: types.ListNull(types.StringType), WorkingDir: types.StringNull(), User: types.StringValue("1000:1000"),
 		Env: values.StringMap(map[string]string{"A": "1"}), ReadOnly: types.BoolValue(true), Memory: types.Int64Value(64),
-		CPUs: types.Float64Value(0.5), secretsModel: writeonly.Null()}
+		CPUs: types.Float64Value(0.5), secretsModel: writeonly.Null(), Files: testFiles()}
 	spec, diags := m.spec(context.Background(), map[string]string{"S": "secret"})
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
 	s := spec.Sandbox
+	if len(s.Files) != 2 || s.Files[0].Path != "/a/bin" || s.Files[0].Mode != 0o755 || string(s.Files[0].Content) != "\x00\x01" ||
+		s.Files[1].Path != "/b.txt" || s.Files[1].Mode != 0o644 || string(s.Files[1].Content) != "text" {
+		t.Fatalf("files: %+v", s.Files)
+	}
 	if s.NetworkMode != isolation.NoneMode || s.Labels[engine.LabelCreateToken] == "" || len(s.SecretEnv) != 1 ||
 		s.Limits.Memory != 64<<20 || s.Limits.NanoCPUs != 5e8 || spec.Replicas != 2 {
 		t.Fatalf("spec: %+v", spec)
@@ -99,4 +104,17 @@ func TestVerdict(t *testing.T) {
 	if v := verdict(pool); v.Isolated {
 		t.Errorf("the template's host network: %+v", v)
 	}
+}
+
+// testFiles are a binary file with a mode and a text file without one.
+func testFiles() types.Map {
+	obj := types.ObjectType{AttrTypes: map[string]attr.Type{
+		"content": types.StringType, "content_base64": types.StringType, "mode": types.StringType}}
+	file := func(content, b64, mode types.String) attr.Value {
+		return types.ObjectValueMust(obj.AttrTypes, map[string]attr.Value{"content": content, "content_base64": b64, "mode": mode})
+	}
+	return types.MapValueMust(obj, map[string]attr.Value{
+		"/a/bin": file(types.StringNull(), types.StringValue("AAE="), types.StringValue("0755")),
+		"/b.txt": file(types.StringValue("text"), types.StringNull(), types.StringNull()),
+	})
 }

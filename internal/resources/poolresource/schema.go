@@ -169,6 +169,7 @@ func resourceSchema() schema.Schema { //nolint:funlen // a schema literal
 			},
 		},
 	}
+	s.Attributes["files"] = fileAttribute()
 	for k, v := range writeonly.Attributes(secretUsage, stringvalidator.RegexMatches(envName, "must not contain '='")) {
 		s.Attributes[k] = v
 	}
