@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -330,4 +332,40 @@ func TestAccCluster_poolNameTaken(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Pool name taken.*does not adopt what it did not make`),
 		}},
 	})
+}
+
+// TestAccCluster_poolInterrupted: a Ctrl-C while apply waits for a pool that
+// cannot become warm (its image cannot be pulled) ends the apply, removes
+// the template and what it owns, and leaves nothing in the state.
+func TestAccCluster_poolInterrupted(t *testing.T) {
+	acctest.RequireCluster(t)
+	name := acctest.ClusterName(t)
+	config := acctest.ClusterProvider(t, "") + fmt.Sprintf(`
+resource "sandbox_pool" "test" {
+  name     = %q
+  image    = "tfsandbox/never-pulled:%s"
+  replicas = 1
+}
+`, name, name)
+	tf := acctest.NewCLI(t, config)
+	apply := tf.Start("apply", "-auto-approve")
+	apply.WaitFor(t, "Creating...", time.Minute)
+	time.Sleep(3 * time.Second)
+	if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	out, err := apply.Wait(2 * time.Minute)
+	if err == nil {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out)
+	}
+	if !strings.Contains(acctest.Flatten(out), "when the apply was interrupted") {
+		t.Errorf("the error does not say the wait was interrupted:\n%s", out)
+	}
+	acctest.WaitForProviderExit(t, time.Minute)
+	if ids := tf.StateIDs(); len(ids) != 0 {
+		t.Errorf("the state holds %v after the interrupted create", ids)
+	}
+	if err := poolGone(t, name)(nil); err != nil {
+		t.Error(err)
+	}
 }

@@ -20,6 +20,7 @@ import (
 const (
 	warmTimeout = 5 * time.Minute
 	warmPoll    = 500 * time.Millisecond
+	undoTimeout = engine.SlowCallTimeout
 )
 
 // pools is the backend's pools, or an error the plan should have given.
@@ -61,7 +62,7 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		if id == "" {
 			return "", diags
 		}
-		// Made in part, and not removed: recorded, tainted.
+		// Made in part, and not removed: Create removes it again.
 	}
 	m.ID = types.StringValue(id)
 	if err == nil {
@@ -120,23 +121,13 @@ func (r *Resource) awaitWarm(ctx context.Context, m *resourceModel, pools engine
 		if err == nil && !verdict(p).Isolated {
 			m.observe(p)
 			diags.AddAttributeError(path.Root("network_mode"), "The pool is not isolated", fmt.Sprintf(
-				"The pool %s on %s was made, and is not isolated: %s. It is recorded, tainted: the next apply "+
-					"replaces it. Check the cluster's RuntimeClass and network policies.", m.ID.ValueString(),
+				"The pool %s on %s was made, and is not isolated: %s. It is removed again (or, where that fails, "+
+					"recorded tainted, for the next apply to replace). Check the cluster's RuntimeClass and network policies.", m.ID.ValueString(),
 				r.Client.Where(), verdict(p).Reason))
 			return diags
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			seen := "it could not be read"
-			if err == nil {
-				seen = fmt.Sprintf("%d of %d ready", p.Ready, want)
-			} else {
-				seen += ": " + engine.Brief(err)
-			}
-			diags.AddAttributeError(path.Root("replicas"), "The pool did not become warm", fmt.Sprintf(
-				"The pool %s on %s was made, and after %s %s. It is recorded, tainted: the next apply replaces "+
-					"it. Check that the cluster's nodes can pull %q and run its RuntimeClass (kubectl describe "+
-					"pods -l %s), and that agent-sandbox's controller runs with --extensions.",
-				m.ID.ValueString(), r.Client.Where(), warmTimeout, seen, m.Image.ValueString(), engine.LabelResourceType+"="+resourceType))
+			diags.Append(notWarm(ctx, m, r.Client.Where(), p, err))
 			return diags
 		}
 		select {
@@ -167,4 +158,58 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 			m.ID.ValueString(), r.Client.Where(), engine.Brief(err), engine.NextStep(err, r.Client.Where())))
 	}
 	return diags
+}
+
+// undo removes a pool whose create failed after it was made, even when the
+// create was interrupted, and returns "" when it is gone; else its ID, to
+// be recorded where the CLI can record a failed create, or "" with an
+// error that says how to remove it by hand.
+func (r *Resource) undo(ctx context.Context, id string, diags *diag.Diagnostics) string {
+	pools, more := r.pools()
+	if diags.Append(more...); more.HasError() {
+		return id
+	}
+	undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	err := pools.RemovePool(undoCtx, id)
+	switch {
+	case err == nil:
+		return ""
+	case r.CLI.SavesFailedCreates():
+		return id
+	}
+	diags.AddError("Pool left on the cluster", fmt.Sprintf("The pool %s could not be removed after its create "+
+		"failed (%s), and %s. Remove it by hand: kubectl delete sandboxtemplates.%s -n %s %s",
+		id, engine.Brief(err), r.CLI.NotSaved("pool"), "extensions.agents.x-k8s.io", namespaceOf(id), nameOf(id)))
+	return ""
+}
+
+// namespaceOf and nameOf are the parts of a pool's ID.
+func namespaceOf(id string) string { ns, _, _ := strings.Cut(id, "/"); return ns }
+
+func nameOf(id string) string {
+	parts := strings.Split(id, "/")
+	if len(parts) < 2 {
+		return id
+	}
+	return parts[1]
+}
+
+// notWarm is the error of a pool that did not become warm in time, or
+// whose wait was interrupted, with what it showed last.
+func notWarm(ctx context.Context, m *resourceModel, where string, p engine.Pool, err error) diag.Diagnostic {
+	seen := fmt.Sprintf("%d of %d were ready", p.Ready, m.Replicas.ValueInt64())
+	if err != nil {
+		seen = "it could not be read: " + engine.Brief(err)
+	}
+	when := fmt.Sprintf("after %s", warmTimeout)
+	if ctx.Err() != nil {
+		when = "when the apply was interrupted"
+	}
+	return diag.NewAttributeErrorDiagnostic(path.Root("replicas"), "The pool did not become warm", fmt.Sprintf(
+		"The pool %s on %s was made, and %s %s. It is removed again (or, where that fails, recorded tainted, for "+
+			"the next apply to replace). Check that the cluster's nodes can pull %q and run its RuntimeClass "+
+			"(kubectl describe pods -l %s), and that agent-sandbox's controller runs with --extensions; then "+
+			"apply again.", m.ID.ValueString(), where, when, seen, m.Image.ValueString(),
+		engine.LabelResourceType+"="+resourceType))
 }

@@ -90,8 +90,14 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if id == "" {
 		return
 	}
-	// A pool made but not warm is recorded all the same: Terraform marks
-	// it tainted, and the next apply replaces it.
+	if diags.HasError() {
+		// Made, but not warm, or interrupted: removed, or else recorded
+		// (Terraform marks it tainted, and the next apply replaces it)
+		// where the CLI can record a failed create.
+		if id = r.undo(ctx, id, &resp.Diagnostics); id == "" {
+			return
+		}
+	}
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 }
 
