@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -55,7 +54,12 @@ func fileAttribute() schema.Attribute {
 		Optional: true,
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
-				"content": schema.StringAttribute{MarkdownDescription: "The file's text.", Optional: true},
+				"content": schema.StringAttribute{
+					MarkdownDescription: "The file's text.",
+					Optional:            true,
+					Validators: []validator.String{stringvalidator.ExactlyOneOf(
+						path.MatchRelative().AtParent().AtName("content_base64"))},
+				},
 				"content_base64": schema.StringAttribute{
 					MarkdownDescription: "The file's bytes, as standard base64.",
 					Optional:            true,
@@ -67,8 +71,6 @@ func fileAttribute() schema.Attribute {
 					Validators:          []validator.String{stringvalidator.RegexMatches(fileMode, "must be permission bits in octal, such as \"0755\"")},
 				},
 			},
-			Validators: []validator.Object{objectvalidator.ExactlyOneOf(
-				path.MatchRelative().AtName("content"), path.MatchRelative().AtName("content_base64"))},
 		},
 		PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 		Validators:    []validator.Map{mapvalidator.KeysAre(validators.AbsolutePath(), notHidden())},

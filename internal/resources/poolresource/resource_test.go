@@ -26,3 +26,29 @@ resource "sandbox_pool" "test" {
 		ExpectError: regexp.MustCompile(`(?s)Needs a cluster that runs agent-sandbox.*provider = sandbox.<alias>`),
 	}})
 }
+
+// TestAccPool_fileTakesOneContent: a file with both contents, or none, is
+// refused at validation, naming the file.
+func TestAccPool_fileTakesOneContent(t *testing.T) {
+	for name, file := range map[string]string{
+		"both": `{ content = "a", content_base64 = "YQ==" }`,
+		"none": `{ mode = "0644" }`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			acctest.Test(t, []resource.TestStep{{
+				Config: `
+provider "sandbox" {}
+
+resource "sandbox_pool" "test" {
+  name     = "` + acctest.Name(t) + `"
+  image    = "` + acctest.TestImage + `"
+  replicas = 1
+  files    = { "/etc/agent/task.txt" = ` + file + ` }
+}
+`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*/etc/agent/task.txt`),
+			}})
+		})
+	}
+}
