@@ -205,12 +205,5 @@ func (c *Client) namedSandbox(ctx context.Context, idOrName string, pod *corev1.
 // readAgentSandbox reads the Sandbox of that name, whichever it is.
 func (c *Client) readAgentSandbox(ctx context.Context, namespace, name string) (*agentSandbox, error) {
 	s := &agentSandbox{}
-	err := c.call(ctx, "the request to read a Sandbox", engine.QuickCallTimeout, func(ctx context.Context) error {
-		raw, err := c.agents.Get().Namespace(namespace).Resource("sandboxes").Name(name).Do(ctx).Raw()
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(raw, s)
-	})
-	return s, err
+	return s, c.getObject(ctx, c.agents, namespace, "sandboxes", name, s)
 }

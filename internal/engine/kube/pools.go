@@ -11,6 +11,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -153,7 +154,7 @@ func (c *Client) CreatePool(ctx context.Context, spec engine.PoolSpec) (string, 
 		return "", err
 	}
 	made := &sandboxTemplate{}
-	if err := c.postExtension(ctx, "sandboxtemplates", templateFor(spec.Name, pod), made); err != nil {
+	if err := c.postObject(ctx, c.extensions, "sandboxtemplates", templateFor(spec.Name, pod), made); err != nil {
 		undo, cancel := context.WithTimeout(context.WithoutCancel(ctx), engine.SlowCallTimeout)
 		defer cancel()
 		c.removeCompanions(undo, token, secrets)
@@ -193,17 +194,19 @@ func (c *Client) makeWarmPool(ctx context.Context, t *sandboxTemplate, replicas 
 			OwnerReferences: []metav1.OwnerReference{templateOwner(t)}},
 		Spec: warmPoolSpec{Replicas: ptr(int32(replicas)), TemplateRef: nameRef{Name: t.Name}},
 	}
-	return c.postExtension(ctx, "sandboxwarmpools", pool, &warmPool{})
+	return c.postObject(ctx, c.extensions, "sandboxwarmpools", pool, &warmPool{})
 }
 
-// postExtension creates obj in the extensions API group.
-func (c *Client) postExtension(ctx context.Context, resource string, obj, out any) error {
+// postObject creates obj, an object of agent-sandbox's (its types are
+// the provider's own, unknown to the client's scheme), as resource of the
+// API group client speaks, and reads what the cluster made into out.
+func (c *Client) postObject(ctx context.Context, client rest.Interface, resource string, obj, out any) error {
 	body, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
 	return c.call(ctx, "the request to create a "+kindOf(resource), engine.SlowCallTimeout, func(ctx context.Context) error {
-		raw, err := c.extensions.Post().Namespace(c.namespace).Resource(resource).Param("fieldManager", fieldManager).
+		raw, err := client.Post().Namespace(c.namespace).Resource(resource).Param("fieldManager", fieldManager).
 			Body(body).Do(ctx).Raw()
 		if err != nil {
 			return err
@@ -212,11 +215,11 @@ func (c *Client) postExtension(ctx context.Context, resource string, obj, out an
 	})
 }
 
-// getExtension reads the object name of resource in the extensions API
-// group into out.
-func (c *Client) getExtension(ctx context.Context, namespace, resource, name string, out any) error {
+// getObject reads the object name of resource, in the API group client
+// speaks, into out.
+func (c *Client) getObject(ctx context.Context, client rest.Interface, namespace, resource, name string, out any) error {
 	return c.call(ctx, "the request to read a "+kindOf(resource), engine.QuickCallTimeout, func(ctx context.Context) error {
-		raw, err := c.extensions.Get().Namespace(namespace).Resource(resource).Name(name).Do(ctx).Raw()
+		raw, err := client.Get().Namespace(namespace).Resource(resource).Name(name).Do(ctx).Raw()
 		if err != nil {
 			return err
 		}
@@ -231,6 +234,8 @@ func kindOf(resource string) string {
 		return "SandboxTemplate"
 	case "sandboxwarmpools":
 		return "SandboxWarmPool"
+	case "sandboxes":
+		return "Sandbox"
 	}
 	return "SandboxClaim"
 }
@@ -241,7 +246,7 @@ func (c *Client) getTemplate(ctx context.Context, id string) (*sandboxTemplate, 
 	namespace, name, uid := c.splitID(id)
 	want := types.UID(strings.TrimPrefix(string(uid), templateUIDPrefix))
 	t := &sandboxTemplate{}
-	err := c.getExtension(ctx, namespace, "sandboxtemplates", name, t)
+	err := c.getObject(ctx, c.extensions, namespace, "sandboxtemplates", name, t)
 	if err == nil && t.UID != want {
 		return nil, notFound{fmt.Errorf("the SandboxTemplate %s/%s is another than the pool's (UID %s, not %s)",
 			namespace, name, t.UID, want)}
@@ -276,7 +281,7 @@ func (c *Client) ScalePool(ctx context.Context, id string, replicas int) error {
 // none, and an error naming it when one of its name is not the template's.
 func (c *Client) ownedPool(ctx context.Context, t *sandboxTemplate) (*warmPool, error) {
 	pool := &warmPool{}
-	if err := c.getExtension(ctx, t.Namespace, "sandboxwarmpools", t.Name, pool); err != nil {
+	if err := c.getObject(ctx, c.extensions, t.Namespace, "sandboxwarmpools", t.Name, pool); err != nil {
 		return nil, err
 	}
 	if ref := metav1.GetControllerOf(pool); ref == nil || ref.UID != t.UID {

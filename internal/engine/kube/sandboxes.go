@@ -29,21 +29,8 @@ func (c *Client) createAgentSandbox(ctx context.Context, spec engine.ContainerSp
 	if err != nil {
 		return "", err
 	}
-	body, err := json.Marshal(agentSandboxFor(pod))
-	if err != nil {
-		c.removeCompanions(ctx, token, secrets)
-		return "", err
-	}
 	made := &agentSandbox{}
-	err = c.call(ctx, "the request to create a Sandbox", engine.SlowCallTimeout, func(ctx context.Context) error {
-		raw, err := c.agents.Post().Namespace(c.namespace).Resource("sandboxes").Param("fieldManager", fieldManager).
-			Body(body).Do(ctx).Raw()
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(raw, made)
-	})
-	if err != nil {
+	if err := c.postObject(ctx, c.agents, "sandboxes", agentSandboxFor(pod), made); err != nil {
 		c.removeCompanions(ctx, token, secrets)
 		return "", err
 	}
