@@ -19,8 +19,11 @@
 # Every pass but those two runs under TF_ACC_TERRAFORM_PATH, the current
 # Terraform (`make terraform`).
 #
-# Unit tests run in every pass too. The test engines are started here and
-# stopped when it ends, however it ends, unless SANDBOX_KEEP_ENGINES=1.
+# Every pass runs the same test binaries and the same build of the
+# provider, made once as the run starts (.build/testacc), and only the
+# acceptance tests in them (`make test` runs the unit tests). The test
+# engines are started here and stopped when it ends, however it ends,
+# unless SANDBOX_KEEP_ENGINES=1.
 #
 # The machine's engine is never killed, restarted or reconfigured: a
 # container started on it before the passes (the canary) must be running,
@@ -37,6 +40,80 @@ cd "$repo"
 # the one for the engine's architecture), built from this tree, as a
 # release's are.
 make --no-print-directory helpers
+
+# --- the test binaries --------------------------------------------------------
+
+# `go test ./...` in every pass linked every package's test binary again
+# (some 35, each with the Docker and Kubernetes clients), ran the unit tests
+# again, and built the provider again in each package that drives the CLI:
+# over a quarter of the suite's CPU on two cores. Built once here instead:
+# the packages that hold acceptance tests, and the fault tests'.
+module="$(go list -m)"
+mapfile -t acc_packages < <(grep -rlE --include='*_test.go' '^func TestAcc' internal | xargs -n1 dirname | sort -u)
+acc_packages+=(internal/faults)
+# The longest first, so that the two at a time end together: a sandbox's
+# tests, then snapshots'.
+mapfile -t acc_packages < <(printf '%s\n' "${acc_packages[@]}" |
+  awk '/containerresource$/ {print 0, $0; next} /snapshotresource$/ {print 1, $0; next} {print 2, $0}' |
+  sort -k1,1n -s | cut -d' ' -f2)
+tests="$repo/.build/testacc"
+rm -rf "$tests"
+mkdir -p "$tests"
+echo "== building the provider and the test binaries of ${#acc_packages[@]} packages"
+go build -o "$tests/terraform-provider-sandbox" .
+go test -c -o "$tests/" "${acc_packages[@]/#/./}"
+# Each test binary copies this build of the provider (acctest.providerDir).
+export SANDBOX_TEST_PROVIDER="$tests/terraform-provider-sandbox"
+
+# run_package PACKAGE runs the package's test binary in the package's
+# directory, as `go test` does, with the tests that TEST_RUN matches and
+# TEST_SKIP does not, within TEST_TIMEOUT (and -test.v where TEST_VERBOSE
+# is 1); it prints what `go test` prints: an `ok` line, or the whole output
+# and a `FAIL` line.
+run_package() {
+  local pkg="$1" bin listed log status=0 start took
+  bin="$tests/${pkg##*/}.test"
+  # Listing runs no test and connects to nothing (no TF_ACC).
+  listed="$(cd "$repo/$pkg" && env -u TF_ACC "$bin" -test.list "$TEST_RUN")" || return 1
+  if ! grep -q . <<<"$listed"; then
+    printf 'ok  \t%s/%s\t[no tests to run]\n' "$module" "$pkg"
+    return 0
+  fi
+  local args=(-test.run "$TEST_RUN" -test.timeout "$TEST_TIMEOUT")
+  [ -z "$TEST_SKIP" ] || args+=(-test.skip "$TEST_SKIP")
+  [ "$TEST_VERBOSE" != 1 ] || args+=(-test.v)
+  log="$(mktemp)"
+  start=$(date +%s%N)
+  (cd "$repo/$pkg" && "$bin" "${args[@]}") >"$log" 2>&1 || status=1
+  took="$((($(date +%s%N) - start) / 1000000))"
+  took="$((took / 1000)).$(printf %03d $((took % 1000)))s"
+  # One package's output at a time.
+  {
+    flock 9
+    if [ "$status" = 0 ]; then
+      [ "$TEST_VERBOSE" != 1 ] || cat "$log"
+      printf 'ok  \t%s/%s\t%s\n' "$module" "$pkg" "$took"
+    else
+      cat "$log"
+      printf 'FAIL\t%s/%s\t%s\n' "$module" "$pkg" "$took"
+    fi
+  } 9>>"$tests/output.lock"
+  rm -f "$log"
+  return "$status"
+}
+export -f run_package
+export module repo tests
+
+# run_tests TIMEOUT RUN SKIP VERBOSE PACKAGE... runs the packages' test
+# binaries two at a time, as `go test` does on two cores; it fails when
+# one of them fails.
+run_tests() {
+  local timeout="$1" run="$2" skip="$3" verbose="$4"
+  shift 4
+  printf '%s\n' "$@" | TEST_TIMEOUT="$timeout" TEST_RUN="$run" TEST_SKIP="$skip" TEST_VERBOSE="$verbose" \
+    xargs -P 2 -I{} bash -c 'run_package "$1"' _ {}
+}
+
 passes="${SANDBOX_TEST_PASSES:-faults local cluster podman rootless tls ssh oldest tofu}"
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"
@@ -153,27 +230,28 @@ cli_tests="^(TestAcc(Container|Volume)_importByIdentity$|TestAccSnapshot_resumed
 failed=()
 run_pass() {
   local p="$1" start=$SECONDS status=0
-  local cli=(TF_ACC_TERRAFORM_PATH="$terraform") engine="$p" pkgs=(./...) timeout=20m
+  local cli=(TF_ACC_TERRAFORM_PATH="$terraform") engine="$p" timeout=20m
+  local run='^TestAcc' skip='' verbose=0 pkgs=("${acc_packages[@]}")
   case "$p" in
   tofu)
     # plugin-testing serves the provider as <host>/hashicorp/sandbox; under
     # OpenTofu an unqualified "sandbox" means registry.opentofu.org.
     cli=(TF_ACC_TERRAFORM_PATH="$tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org)
-    engine=local pkgs=(./... -run "$cli_tests")
+    engine=local run="$cli_tests"
     printf '\n== the CLI'"'"'s tests against the local engine under OpenTofu (%s)\n' "$("$tofu" version | head -n 1)"
     ;;
   oldest)
     cli=(TF_ACC_TERRAFORM_PATH="$oldest")
-    engine=local pkgs=(./... -run "$oldest_tests")
+    engine=local run="$oldest_tests"
     printf '\n== the core'"'"'s, isolation'"'"'s and write-only tests against the local engine under %s\n' "$("$oldest" version | head -n 1)"
     ;;
   tls | ssh)
     printf '\n== the transport'"'"'s tests against the local engine over %s\n' "$p"
-    pkgs=(./... -run "$transport_tests")
+    run="$transport_tests"
     ;;
   podman)
     printf '\n== the sandbox'"'"'s and exec'"'"'s tests against the podman engine\n'
-    pkgs=(./... -run "$podman_tests" -skip "$podman_skip")
+    run="$podman_tests" skip="$podman_skip"
     # Its containerresource tests take some 17 minutes, 8 of them the 20
     # interrupted applies, whose destroys Podman makes slow; beside the
     # cluster's pass on a busy machine, 30.
@@ -181,21 +259,21 @@ run_pass() {
     ;;
   rootless)
     printf '\n== what rootless changes, and the rest of Podman'"'"'s API, against the rootless engine\n'
-    pkgs=(./... -run "$rootless_tests")
+    run="$rootless_tests"
     ;;
   cluster)
     scripts/cluster.sh start
     printf '\n== the Kubernetes backend'"'"'s tests against the test cluster\n'
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
     export $(scripts/cluster.sh env)
-    engine=local pkgs=(./internal/provider ./internal/resources/containerresource ./internal/resources/execresource ./internal/resources/containersdatasource ./internal/resources/poolresource ./internal/resources/snapshotresource ./internal/archive/archivetest -run 'TestAccCluster')
+    engine=local run='^TestAccCluster'
     ;;
   faults)
     scripts/engines.sh start scratch
     printf '\n== fault tests on the throwaway engine\n'
     scripts/engines.sh with-scratch scripts/test-ensure-engine.sh || status=1
     cli+=(SANDBOX_FAULTS=1)
-    engine=scratch pkgs=(./internal/faults -v)
+    engine=scratch run=. verbose=1 pkgs=(internal/faults)
     ;;
   *)
     printf '\n== tests against the %s engine\n' "$p"
@@ -208,8 +286,8 @@ run_pass() {
   # The cluster tests run in the cluster pass alone.
   [ "$p" = cluster ] || unset SANDBOX_TEST_KUBECONFIG SANDBOX_TEST_POD_GATEWAY
   # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
-  env $(scripts/engines.sh env "$engine") TF_ACC=1 SANDBOX_TEST_PASS="$p" "${cli[@]}" \
-    go test "${pkgs[@]}" -count=1 -timeout "$timeout" || status=1
+  (export $(scripts/engines.sh env "$engine") TF_ACC=1 SANDBOX_TEST_PASS="$p" "${cli[@]}" &&
+    run_tests "$timeout" "$run" "$skip" "$verbose" "${pkgs[@]}") || status=1
   if [ "$p" = faults ]; then
     # A create the provider could not undo (the engine died under it) is
     # recorded tainted, as an error with a partial state, by every CLI
@@ -219,9 +297,9 @@ run_pass() {
     # under the oldest, which records the create tainted. See the
     # interruptions guide.
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
-    env $(scripts/engines.sh env scratch) TF_ACC=1 SANDBOX_TEST_PASS=faults SANDBOX_FAULTS=1 \
-      TF_ACC_TERRAFORM_PATH="${oldest:-$terraform}" \
-      go test ./internal/faults -v -run "^$pending_tests\$" -count=1 -timeout "$timeout" || status=1
+    (export $(scripts/engines.sh env scratch) TF_ACC=1 SANDBOX_TEST_PASS=faults SANDBOX_FAULTS=1 \
+      TF_ACC_TERRAFORM_PATH="${oldest:-$terraform}" &&
+      run_tests "$timeout" "^$pending_tests\$" '' 1 internal/faults) || status=1
     scripts/engines.sh stop scratch || status=1
   fi
   # The cluster's API server, etcd and kubelet would take the CPU the

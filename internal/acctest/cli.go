@@ -3,12 +3,10 @@ package acctest
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,61 +23,6 @@ type CLI struct {
 	Dir string
 	bin string
 	Env []string
-}
-
-var built struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// providerDir builds the provider once per test run and returns the
-// directory that holds it.
-func providerDir() (string, error) {
-	built.once.Do(func() {
-		root, err := moduleRoot()
-		if err != nil {
-			built.err = err
-			return
-		}
-		if built.dir, built.err = os.MkdirTemp("", "tfsandbox-provider-"); built.err != nil {
-			return
-		}
-		build := exec.Command("go", "build", "-o", filepath.Join(built.dir, "terraform-provider-sandbox"), ".")
-		// Static, as a release build, and as every other build of the run
-		// (nothing compiles twice); it embeds the helper programs `make
-		// helpers` built (scripts/testacc.sh makes them first).
-		build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("building the provider: %w\n%s", err, out)
-		}
-	})
-	return built.dir, built.err
-}
-
-func removeBuiltProvider() {
-	if built.dir != "" {
-		_ = os.RemoveAll(built.dir)
-	}
-}
-
-// moduleRoot is the directory of this module's go.mod, found upwards from
-// the test's working directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }
 
 // NewCLI prepares a working directory with config, for the terraform on
@@ -238,27 +181,6 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// ProviderProcesses lists the running processes of the provider binary the
-// CLI tests use.
-func ProviderProcesses() []int {
-	if built.dir == "" {
-		return nil
-	}
-	bin := filepath.Join(built.dir, "terraform-provider-sandbox")
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == bin {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // StateIDs returns the id of every resource in the working directory's
