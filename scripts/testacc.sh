@@ -62,6 +62,11 @@ mkdir -p "$tests"
 echo "== building the provider and the test binaries of ${#acc_packages[@]} packages"
 go build -o "$tests/terraform-provider-sandbox" .
 go test -c -o "$tests/" "${acc_packages[@]/#/./}"
+go build -o "$tests/testreport" ./scripts/testreport
+# Each top-level test's result and seconds, by pass (scripts/testreport):
+# where the suite's time goes.
+times="$repo/.build/testacc-times.tsv"
+: >"$times"
 # Each test binary copies this build of the provider (acctest.providerDir).
 export SANDBOX_TEST_PROVIDER="$tests/terraform-provider-sandbox"
 
@@ -71,6 +76,7 @@ export SANDBOX_TEST_PROVIDER="$tests/terraform-provider-sandbox"
 # is 1); it prints what `go test` prints: an `ok` line, or the whole output
 # and a `FAIL` line.
 run_package() {
+  set -o pipefail
   local pkg="$1" bin listed log status=0 start took
   bin="$tests/${pkg##*/}.test"
   # Listing runs no test and connects to nothing (no TF_ACC).
@@ -79,12 +85,15 @@ run_package() {
     printf 'ok  \t%s/%s\t[no tests to run]\n' "$module" "$pkg"
     return 0
   fi
-  local args=(-test.run "$TEST_RUN" -test.timeout "$TEST_TIMEOUT")
+  local args=(-test.v=test2json -test.run "$TEST_RUN" -test.timeout "$TEST_TIMEOUT") report=()
   [ -z "$TEST_SKIP" ] || args+=(-test.skip "$TEST_SKIP")
-  [ "$TEST_VERBOSE" != 1 ] || args+=(-test.v)
+  [ "$TEST_VERBOSE" != 1 ] || report+=(-v)
   log="$(mktemp)"
   start=$(date +%s%N)
-  (cd "$repo/$pkg" && "$bin" "${args[@]}") >"$log" 2>&1 || status=1
+  # Its events, whence what `go test` prints and each test's seconds.
+  (cd "$repo/$pkg" && go tool test2json -t -p "$module/$pkg" "$bin" "${args[@]}" 2>&1) |
+    "$tests/testreport" "${report[@]}" -pass "${SANDBOX_TEST_PASS:-}" -times "$times" >"$log" 2>&1 ||
+    status=1
   took="$((($(date +%s%N) - start) / 1000000))"
   took="$((took / 1000)).$(printf %03d $((took % 1000)))s"
   # One package's output at a time.
@@ -102,7 +111,7 @@ run_package() {
   return "$status"
 }
 export -f run_package
-export module repo tests
+export module repo tests times
 
 # run_tests TIMEOUT RUN SKIP VERBOSE PACKAGE... runs the packages' test
 # binaries two at a time, as `go test` does on two cores; it fails when
