@@ -2,6 +2,7 @@
 # cluster that runs agent-sandbox with its extensions (see the Kubernetes
 # guide), and the claims' isolation verdicts.
 #
+#   export TF_VAR_api_token=...   # the agents' API token
 #   terraform apply -var kubeconfig=$HOME/.kube/config -var namespace=agents
 #
 # An agent then claims a sandbox, outside Terraform:
@@ -42,6 +43,13 @@ variable "image" {
   default     = "tfsandbox/busybox:latest"
 }
 
+variable "api_token" {
+  description = "A secret every sandbox of the pool gets as API_TOKEN: kept in a Secret on the cluster, never in Terraform's plan or state."
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+}
+
 provider "sandbox" {
   kubernetes = {
     config_path   = var.kubeconfig
@@ -57,6 +65,10 @@ resource "sandbox_pool" "agents" {
   memory   = 128
   cpus     = 0.5
   env      = { ROLE = "agent" }
+
+  # Write-only: raise env_wo_version to give the pool a new token.
+  env_wo         = { API_TOKEN = var.api_token }
+  env_wo_version = 1
 }
 
 data "sandbox_pool_claims" "agents" {

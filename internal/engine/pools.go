@@ -22,6 +22,11 @@ type Pools interface {
 	InspectPool(ctx context.Context, id string) (Pool, error)
 	// ScalePool sets the number of warm sandboxes the pool keeps.
 	ScalePool(ctx context.Context, id string, replicas int) error
+	// PoolID is the ID of the pool an import names: its ID, or its
+	// template's name (namespace/name, or a name in the provider's
+	// namespace). A template that carries the provider's labels without
+	// the provider having written them (a copy) is refused.
+	PoolID(ctx context.Context, nameOrID string) (string, error)
 	// RemovePool removes the pool, its template and what the provider made
 	// beside them; it refuses while sandboxes claimed from the pool run
 	// under the template's policy (a ClaimedError).

@@ -58,7 +58,9 @@ func TestAccCluster_moveExample(t *testing.T) {
 
 // TestAccCluster_poolExample applies examples/agent-pool through the real
 // CLI on the test cluster: the pool warm, an empty second plan, its
-// outputs, and a destroy that leaves no template.
+// outputs, its sandboxes given the write-only token, which shows neither in
+// the apply's output, nor in the state, nor in a trace log of Terraform and
+// the provider; and a destroy that leaves no template.
 func TestAccCluster_poolExample(t *testing.T) {
 	kubeconfig := acctest.RequireCluster(t)
 	name := acctest.ClusterName(t)
@@ -72,12 +74,31 @@ func TestAccCluster_poolExample(t *testing.T) {
 		t.Fatal("the example no longer names its pool as this test expects")
 	}
 	acctest.Write(t, filepath.Join(cli.Dir, "main.tf"), config)
+	secret := "tfsandbox-pool-secret-" + acctest.RandString(20)
 	vars := []string{"-var", "kubeconfig=" + kubeconfig, "-var", "namespace=" + acctest.ClusterNamespace,
 		"-var", "image=" + acctest.TestImage}
 	defer cli.Run(append([]string{"destroy", "-auto-approve"}, vars...)...)
+	trace := filepath.Join(cli.Dir, "trace.log")
+	// As the example's header says: from the environment (Terraform's
+	// log shows its command line).
+	cli.Env = append(cli.Env, "TF_VAR_api_token="+secret, "TF_LOG=TRACE", "TF_LOG_PATH="+trace)
 	out := cli.Run(append([]string{"apply", "-auto-approve"}, vars...)...)
 	if !strings.Contains(out, `"ready" = 3`) || !strings.Contains(out, "claims_not_isolated = {}") {
 		t.Errorf("the pool's outputs are not a warm pool of 3 with no claim:\n%s", out)
+	}
+	poolHasToken(t, cli.StateIDs()["sandbox_pool.agents"], secret)
+	state, err := os.ReadFile(filepath.Join(cli.Dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged, err := os.ReadFile(trace)
+	if err != nil || len(logged) == 0 {
+		t.Fatalf("no trace log (%v): the search below would prove nothing", err)
+	}
+	for what, text := range map[string]string{"apply's output": out, "state": string(state), "trace log": string(logged)} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the pool's write-only token shows in the %s", what)
+		}
 	}
 	if plan := cli.Run(append([]string{"plan"}, vars...)...); !strings.Contains(plan, "No changes") {
 		t.Errorf("a second plan is not empty:\n%s", plan)
@@ -87,5 +108,20 @@ func TestAccCluster_poolExample(t *testing.T) {
 		Name(name).Do(context.Background()).Error()
 	if err == nil {
 		t.Errorf("the pool's template is still there after destroy")
+	}
+}
+
+// poolHasToken checks, from inside a warm sandbox of the pool with ID id,
+// that it has the token as API_TOKEN.
+func poolHasToken(t *testing.T, id, token string) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := acctest.Cluster(t).InspectPool(ctx, id)
+	if err != nil || len(p.Sandboxes) == 0 {
+		t.Fatalf("the pool %s has no sandbox to look into (%v)", id, err)
+	}
+	got, code, err := acctest.InPod(ctx, t, p.Sandboxes[0].Name, "printenv", "API_TOKEN")
+	if err != nil || code != 0 || strings.TrimSpace(got) != token {
+		t.Fatalf("a sandbox of the pool does not have its token (exit %d, %v)", code, err)
 	}
 }

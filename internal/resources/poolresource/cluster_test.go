@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/acctest"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/isolation"
 )
 
@@ -107,6 +108,14 @@ func TestAccCluster_pool(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:            poolConfig(t, name, 2, false),
 			ConfigStateChecks: warm(2),
+		}, {
+			// Imported by its template's name: every attribute the cluster
+			// shows is the state's (files and env_wo are not read back).
+			ResourceName:            addr,
+			ImportState:             true,
+			ImportStateId:           acctest.ClusterNamespace + "/" + name,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"files", "env_wo_version"},
 		}, {
 			// The SandboxWarmPool removed out of band: made again, in place.
 			PreConfig: acctest.ClusterOutOfBand(t, func(ctx context.Context) error {
@@ -309,27 +318,39 @@ func poolGone(t *testing.T, name string) func(*terraform.State) error {
 
 // TestAccCluster_poolNameTaken: a SandboxTemplate of the pool's name that
 // the provider did not make is neither adopted nor changed: the create is
-// refused naming the template.
+// refused naming the template. One that copies a pool's labels is not
+// imported as a pool the provider made.
 func TestAccCluster_poolNameTaken(t *testing.T) {
 	acctest.RequireCluster(t)
 	name := acctest.ClusterName(t)
 	ctx := context.Background()
 	ext := acctest.Cluster(t).ExtensionsAPI()
-	body := fmt.Sprintf(`{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxTemplate",`+
-		`"metadata":{"name":%q},"spec":{"podTemplate":{"spec":{"containers":[{"name":"c","image":%q}]}}}}`,
-		name, acctest.TestImage)
-	if err := ext.Post().Namespace(acctest.ClusterNamespace).Resource("sandboxtemplates").Body([]byte(body)).
-		Do(ctx).Error(); err != nil {
-		t.Fatal(err)
+	labels := engine.OwnershipLabels("sandbox_pool")
+	labels[engine.LabelCreateToken] = "copied"
+	for template, labels := range map[string]map[string]string{name: nil, name + "-copy": labels} {
+		meta, _ := json.Marshal(map[string]any{"name": template, "labels": labels})
+		body := fmt.Sprintf(`{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxTemplate",`+
+			`"metadata":%s,"spec":{"podTemplate":{"spec":{"containers":[{"name":"c","image":%q}]}}}}`,
+			meta, acctest.TestImage)
+		if err := ext.Post().Namespace(acctest.ClusterNamespace).Resource("sandboxtemplates").Body([]byte(body)).
+			Do(ctx).Error(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = ext.Delete().Namespace(acctest.ClusterNamespace).Resource("sandboxtemplates").Name(template).Do(ctx).Error()
+		})
 	}
-	t.Cleanup(func() {
-		_ = ext.Delete().Namespace(acctest.ClusterNamespace).Resource("sandboxtemplates").Name(name).Do(ctx).Error()
-	})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      poolConfig(t, name, 1, false),
 			ExpectError: regexp.MustCompile(`(?s)Pool name taken.*does not adopt what it did not make`),
+		}, {
+			Config:        poolConfig(t, name+"-copy", 1, false),
+			ResourceName:  addr,
+			ImportState:   true,
+			ImportStateId: acctest.ClusterNamespace + "/" + name + "-copy",
+			ExpectError:   regexp.MustCompile(`(?s)Cannot import the pool.*a copy`),
 		}},
 	})
 }

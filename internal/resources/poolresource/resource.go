@@ -5,6 +5,7 @@ package poolresource
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,6 +20,7 @@ import (
 var (
 	_ resource.Resource                   = &Resource{}
 	_ resource.ResourceWithConfigure      = &Resource{}
+	_ resource.ResourceWithImportState    = &Resource{}
 	_ resource.ResourceWithModifyPlan     = &Resource{}
 	_ resource.ResourceWithValidateConfig = &Resource{}
 )
@@ -139,6 +141,24 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	resp.Diagnostics.Append(r.remove(ctx, state)...)
+}
+
+// ImportState imports a pool by its template's name (namespace/name, or
+// a name in the provider's namespace) or its ID; the refresh after it
+// reads every attribute the cluster shows.
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	pools, diags := r.pools()
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	id, err := pools.PoolID(ctx, req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import the pool", fmt.Sprintf("Importing %q on %s: %s. Give the name of a "+
+			"SandboxTemplate of a pool (namespace/name, or a name in the provider's kubernetes.namespace), as "+
+			"`kubectl get sandboxtemplates -A` lists them.", req.ID, r.Client.Where(), engine.Brief(err)))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }
 
 // hardenedPlan plans hardened: true after a create, the state's value
