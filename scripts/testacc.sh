@@ -6,9 +6,9 @@
 #   faults  the fault tests, on a throwaway engine of their own
 #           (scripts/engines.sh start scratch) that they kill and restart
 #   local   the machine's Docker engine (DOCKER_HOST, or the local socket)
+#   podman  Podman's Docker-compatible API, rootful, stock configuration
 #   cluster the Kubernetes backend's tests (TestAccCluster*) against a
 #           single-node cluster built and started here (scripts/cluster.sh)
-#   podman  Podman's Docker-compatible API, rootful, stock configuration
 #   rootless the same, run by a normal user on its own socket
 #   tls     a second Docker engine that speaks only TLS
 #   ssh     the machine's engine reached over SSH
@@ -63,6 +63,8 @@ echo "== building the provider and the test binaries of ${#acc_packages[@]} pack
 go build -o "$tests/terraform-provider-sandbox" .
 go test -c -o "$tests/" "${acc_packages[@]/#/./}"
 go build -o "$tests/testreport" ./scripts/testreport
+# go tool would build test2json again for every package of every pass.
+go build -o "$tests/test2json" cmd/test2json
 # Each top-level test's result and seconds, by pass (scripts/testreport):
 # where the suite's time goes.
 times="$repo/.build/testacc-times.tsv"
@@ -91,7 +93,7 @@ run_package() {
   log="$(mktemp)"
   start=$(date +%s%N)
   # Its events, whence what `go test` prints and each test's seconds.
-  (cd "$repo/$pkg" && go tool test2json -t -p "$module/$pkg" "$bin" "${args[@]}" 2>&1) |
+  (cd "$repo/$pkg" && "$tests/test2json" -t -p "$module/$pkg" "$bin" "${args[@]}" 2>&1) |
     "$tests/testreport" "${report[@]}" -pass "${SANDBOX_TEST_PASS:-}" -times "$times" >"$log" 2>&1 ||
     status=1
   took="$((($(date +%s%N) - start) / 1000000))"
@@ -123,7 +125,7 @@ run_tests() {
     xargs -P 2 -I{} bash -c 'run_package "$1"' _ {}
 }
 
-passes="${SANDBOX_TEST_PASSES:-faults local cluster podman rootless tls ssh oldest tofu}"
+passes="${SANDBOX_TEST_PASSES:-faults local podman cluster rootless tls ssh oldest tofu}"
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"
 [ -n "$terraform" ] || { echo "terraform is not on PATH" >&2; exit 1; }
@@ -138,7 +140,8 @@ export SANDBOX_TOFU_PATH="$tofu" SANDBOX_TERRAFORM_PATH="$terraform" SANDBOX_TES
 
 for p in $passes; do
   case "$p" in faults | local | cluster | podman | rootless | tls | ssh) ;;
-  tofu) [ -x "$tofu" ] || { echo "no OpenTofu at $tofu: build it with \`make tofu\`" >&2; exit 1; } ;;
+  tofu) [ -x "$tofu" ] || [ "${SANDBOX_AWAIT_BUILDS:-}" = 1 ] ||
+    { echo "no OpenTofu at $tofu: build it with \`make tofu\`" >&2; exit 1; } ;;
   oldest) [ -x "$oldest" ] || { echo "set SANDBOX_TERRAFORM_OLDEST_PATH to Terraform 1.11 for the oldest pass" >&2; exit 1; } ;;
   *) echo "unknown pass $p (faults, local, cluster, podman, rootless, tls, ssh, oldest, tofu)" >&2; exit 1 ;;
   esac
@@ -236,6 +239,26 @@ pending_tests='TestEngineKilledDuringApplyConverges'
 oldest_tests="^(TestAccExecEphemeral_|TestAccExec_writeOnlyEnvIsNeverStored$|TestAccVolume_seedingCutByAGoneEngineConvergesOnTheNextApply$|TestAccContainer_(hardenedSandbox|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|secretEnvNeverStored|createCutOffWithTheEngineGoneConvergesOnTheNextApply)$|$core_tests)"
 cli_tests="^(TestAcc(Container|Volume)_importByIdentity$|TestAccSnapshot_resumedOnTheMachinesDocker$|TestAccProvider_(unreachable|invalid)|TestAccInstall_|TestAccQuickstart|TestAccWorkspaceExample|TestAccTerraformTestExample|TestAccExecEphemeral_|TestAccExec_(writeOnlyEnvIsNeverStored|secretsStayOutOfErrorsAndLogs)$|TestAccContainer_(cli.*|secretEnvNeverStored|isolatedCreateAndImport|filesSameByContent|filesStateFromV2|ulimitKnownOnlyAtApply)$)"
 
+# await NAME: under .ci/run, which builds OpenTofu and the cluster's
+# binaries beside the passes that do not need them (SANDBOX_AWAIT_BUILDS=1:
+# each build writes ok or failed to .build/ready/NAME when it ends), waits
+# until NAME's build has ended, and fails when it failed or has not ended
+# within the hour.
+await() {
+  [ "${SANDBOX_AWAIT_BUILDS:-}" = 1 ] || return 0
+  local marker="$repo/.build/ready/$1" start=$SECONDS
+  [ -e "$marker" ] || echo "== waiting for the build of $1"
+  until [ -e "$marker" ]; do
+    if [ $((SECONDS - start)) -ge 3600 ]; then
+      echo "the build of $1 has not ended within the hour" >&2
+      return 1
+    fi
+    sleep 5
+  done
+  [ "$(cat "$marker")" = ok ] || { echo "the build of $1 failed: see .build/background-build.log" >&2; return 1; }
+  [ $((SECONDS - start)) -lt 5 ] || echo "== the build of $1 ended after $((SECONDS - start)) s of waiting"
+}
+
 failed=()
 run_pass() {
   local p="$1" start=$SECONDS status=0
@@ -243,6 +266,11 @@ run_pass() {
   local run='^TestAcc' skip='' verbose=0 pkgs=("${acc_packages[@]}")
   case "$p" in
   tofu)
+    if ! await tofu; then
+      echo "== $p: FAILED (no OpenTofu)"
+      failed+=("$p")
+      return
+    fi
     # plugin-testing serves the provider as <host>/hashicorp/sandbox; under
     # OpenTofu an unqualified "sandbox" means registry.opentofu.org.
     cli=(TF_ACC_TERRAFORM_PATH="$tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org)
@@ -271,6 +299,11 @@ run_pass() {
     run="$rootless_tests"
     ;;
   cluster)
+    if ! await cluster; then
+      echo "== $p: FAILED (no cluster binaries)"
+      failed+=("$p")
+      return
+    fi
     scripts/cluster.sh start
     printf '\n== the Kubernetes backend'"'"'s tests against the test cluster\n'
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
