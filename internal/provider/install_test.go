@@ -39,11 +39,16 @@ func TestAccInstall_initFromTheLocalMirror(t *testing.T) {
 	if out := run(t, root, nil, terraform, "version"); !strings.Contains(out, "Terraform v") {
 		t.Fatalf("%s is not Terraform (set SANDBOX_TERRAFORM_PATH): %s", terraform, out)
 	}
-	for _, cli := range []struct{ name, path, host string }{
-		{"terraform", terraform, "registry.terraform.io"},
-		{"tofu", acctest.TofuPath(t), "registry.opentofu.org"},
+	for _, cli := range []struct {
+		name string
+		path func(*testing.T) string
+		host string
+	}{
+		{"terraform", func(*testing.T) string { return terraform }, "registry.terraform.io"},
+		{"tofu", acctest.TofuPath, "registry.opentofu.org"},
 	} {
 		t.Run(cli.name, func(t *testing.T) {
+			path := cli.path(t)
 			name := acctest.Name(t)
 			dir := t.TempDir()
 			major, minor, _ := strings.Cut(version, ".")
@@ -65,7 +70,7 @@ resource "sandbox_container" "agent" {
 `, major, minor, name, acctest.TestImage))
 			env := []string{"HOME=" + home, "TF_CLI_CONFIG_FILE=", "TF_PLUGIN_CACHE_DIR=", "TF_IN_AUTOMATION=1",
 				"CHECKPOINT_DISABLE=1"}
-			tf := func(args ...string) string { return run(t, dir, env, cli.path, append(args, "-no-color")...) }
+			tf := func(args ...string) string { return run(t, dir, env, path, append(args, "-no-color")...) }
 
 			init := tf("init", "-input=false")
 			if !strings.Contains(init, "Installing tfsandbox/sandbox v"+version) || strings.Contains(init, "overrides") {
