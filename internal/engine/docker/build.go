@@ -118,8 +118,10 @@ func (c *Client) removeIntermediates(ctx context.Context, made []string) {
 }
 
 // intermediatesTimeout bounds the removal of what a build that did not
-// finish made.
-const intermediatesTimeout = 10 * time.Second
+// finish made. 10 s ran out on an engine under load (the step's container
+// held the newest image past it, and the image was left dangling); 30 s
+// is the undo of a sandbox's create (cleanupTimeout).
+const intermediatesTimeout = 30 * time.Second
 
 // buildOutput follows a build's stream of JSON messages: each line goes to
 // logf, and it keeps the step under way, the last lines, the image ID, and
