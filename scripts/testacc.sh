@@ -399,6 +399,9 @@ else
   echo "== canary untouched: $after"
 fi
 if [ "${#failed[@]}" -gt 0 ]; then
+  # CI shows the end of its log: the failed tests, whose output is above.
+  echo "== tests that failed (pass, package, test, seconds):" >&2
+  awk -F'\t' '$4 == "fail" { sub(/.*\//, "", $2); printf "   %s\t%s\t%s\t%ss\n", $1, $2, $3, $5 }' "$times" >&2
   echo "tests failed: ${failed[*]}" >&2
   exit 1
 fi

@@ -26,9 +26,11 @@ import (
 // SANDBOX_TEST_KUBECONFIG (and the pod network's gateway, an address of
 // the node, as SANDBOX_TEST_POD_GATEWAY).
 
-// testFieldManager is who the tests' own changes to the cluster are
-// recorded as: not the provider, whose client they share.
-const testFieldManager = "tfsandbox-acctest"
+// TestFieldManager is who the tests' own changes to the cluster are
+// recorded as, and the user agent of the tests' client (Cluster): not the
+// provider, whose client code they share, so that a change a test makes
+// by hand stands for someone else's.
+const TestFieldManager = "tfsandbox-acctest"
 
 // ClusterNamespace is where the tests' sandboxes and probes go.
 const ClusterNamespace = "default"
@@ -63,7 +65,8 @@ func Cluster(t *testing.T) *kube.Client {
 	t.Helper()
 	path := RequireCluster(t)
 	clusterOnce.Do(func() {
-		clusterClient, clusterErr = kube.New(kube.Config{ConfigPath: path, Namespace: ClusterNamespace, HelperImage: TestImage})
+		clusterClient, clusterErr = kube.New(kube.Config{ConfigPath: path, Namespace: ClusterNamespace, HelperImage: TestImage,
+			UserAgent: TestFieldManager})
 	})
 	if clusterErr != nil {
 		t.Fatal(clusterErr)
@@ -265,7 +268,7 @@ func HandMadeClaim(ctx context.Context, t *testing.T, name string, labels map[st
 	}
 	t.Cleanup(func() { removeClaims(t, name) })
 	return core.Post().Namespace(ClusterNamespace).Resource("persistentvolumeclaims").
-		Param("fieldManager", testFieldManager).Body(claim).Do(ctx).Error()
+		Param("fieldManager", TestFieldManager).Body(claim).Do(ctx).Error()
 }
 
 // ClusterPod is a pod the tests run beside the sandboxes: a probe, a
@@ -303,7 +306,7 @@ func RunPod(t *testing.T, p ClusterPod) *corev1.Pod {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	made := &corev1.Pod{}
-	if err := core.Post().Namespace(ClusterNamespace).Resource("pods").Param("fieldManager", testFieldManager).Body(pod).Do(ctx).Into(made); err != nil {
+	if err := core.Post().Namespace(ClusterNamespace).Resource("pods").Param("fieldManager", TestFieldManager).Body(pod).Do(ctx).Into(made); err != nil {
 		t.Fatalf("creating pod %s: %v", p.Name, err)
 	}
 	t.Cleanup(func() { _ = Cluster(t).RemoveContainer(context.Background(), ClusterNamespace+"/"+p.Name) })

@@ -64,7 +64,7 @@ func changeTaints(ctx context.Context, t *testing.T, change func([]corev1.Taint)
 				return err
 			}
 			err = core.Patch(types.MergePatchType).Resource("nodes").Name(node.Name).
-				Param("fieldManager", testFieldManager).Body(patch).Do(ctx).Error()
+				Param("fieldManager", TestFieldManager).Body(patch).Do(ctx).Error()
 			if !apierrors.IsConflict(err) {
 				if err != nil {
 					return fmt.Errorf("node %s: %w", node.Name, err)

@@ -148,7 +148,7 @@ func SelectNothing(p *networkingv1.NetworkPolicy) {
 func AnnotatePod(ctx context.Context, t *testing.T, name, key, value string) error {
 	core, _ := Cluster(t).API()
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)
-	return core.Patch(types.MergePatchType).Namespace(ClusterNamespace).Resource("pods").Name(name).Param("fieldManager", testFieldManager).
+	return core.Patch(types.MergePatchType).Namespace(ClusterNamespace).Resource("pods").Name(name).Param("fieldManager", TestFieldManager).
 		Body([]byte(patch)).Do(ctx).Error()
 }
 
@@ -178,7 +178,7 @@ func ReplacePod(ctx context.Context, t *testing.T, name string) error {
 				Command: []string{"sleep", "3600"}}},
 		},
 	}
-	if err := core.Post().Namespace(ClusterNamespace).Resource("pods").Param("fieldManager", testFieldManager).Body(pod).Do(ctx).Error(); err != nil {
+	if err := core.Post().Namespace(ClusterNamespace).Resource("pods").Param("fieldManager", TestFieldManager).Body(pod).Do(ctx).Error(); err != nil {
 		return err
 	}
 	t.Cleanup(func() { _ = DeletePod(context.Background(), t, name) })

@@ -64,6 +64,11 @@ type Config struct {
 	SandboxAPI string
 	// Version is the provider's version, for the user agent.
 	Version string
+	// UserAgent replaces the provider's user agent; the cluster records it
+	// as the manager of a write that names none. Every write of the
+	// provider's own names its manager; the tests' client, whose writes
+	// stand for someone else's, sets this.
+	UserAgent string
 }
 
 // The values of Config.SandboxAPI.
@@ -178,6 +183,9 @@ func New(cfg Config) (*Client, error) {
 		c.class = DefaultRuntimeClass
 	}
 	rc.UserAgent = userAgent(cfg.Version)
+	if cfg.UserAgent != "" {
+		rc.UserAgent = cfg.UserAgent
+	}
 	// A plan of hundreds of sandboxes reads each one: client-go's default
 	// of 5 requests a second would take minutes. The cluster's own
 	// priority and fairness still protects it.
