@@ -2,7 +2,6 @@ package containerresource
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -20,95 +19,11 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
-// The sandbox's Linux capabilities.
+// The sandbox's Linux capabilities; what each lets root in the sandbox
+// do is engine.CapabilityEffects.
 
 // allCapabilities names every capability in cap_drop.
 const allCapabilities = "ALL"
-
-// capabilityScope is how far what a capability lets a process do reaches.
-type capabilityScope int
-
-const (
-	// inSandbox: it acts on the sandbox's own files, processes, IPC or
-	// network namespace only.
-	inSandbox capabilityScope = iota
-	// onHost: it acts on the host's kernel as a whole (its clock, its
-	// logs, its modules, its scheduler, its power state), on the host's
-	// files or devices around the sandbox's mounts, or on other processes:
-	// cap_add takes it only with allow_unsafe_capabilities = true.
-	onHost
-)
-
-// capabilityEffect is what a capability lets root in the sandbox do, and
-// how far that reaches.
-type capabilityEffect struct {
-	scope capabilityScope
-	what  string
-}
-
-// capabilityEffects covers every Linux capability the engine accepts,
-// without the CAP_ prefix: the unsafe ones are those whose effect reaches
-// past the sandbox (capabilities(7); the hardening guide's table is this
-// one, and a test keeps the two the same).
-var capabilityEffects = map[string]capabilityEffect{
-	"AUDIT_CONTROL":      {onHost, "change the host kernel's audit rules and switch auditing off"},
-	"AUDIT_READ":         {onHost, "read the host kernel's audit log"},
-	"AUDIT_WRITE":        {onHost, "write records into the host kernel's audit log"},
-	"BLOCK_SUSPEND":      {onHost, "keep the host from suspending"},
-	"BPF":                {onHost, "load programs into the host's kernel"},
-	"CHECKPOINT_RESTORE": {inSandbox, "choose process IDs in the sandbox when restoring a checkpoint"},
-	"CHOWN":              {inSandbox, "change the owner of the sandbox's files"},
-	"DAC_OVERRIDE":       {inSandbox, "bypass permission checks on the sandbox's files"},
-	"DAC_READ_SEARCH":    {onHost, "open host files by handle, around the sandbox's mounts"},
-	"FOWNER":             {inSandbox, "act as the owner of any of the sandbox's files"},
-	"FSETID":             {inSandbox, "keep setuid and setgid bits on the sandbox's files it changes"},
-	"IPC_LOCK":           {onHost, "lock memory so that the host cannot swap it out"},
-	"IPC_OWNER":          {inSandbox, "bypass permission checks on the sandbox's own IPC objects"},
-	"KILL":               {inSandbox, "signal any process in the sandbox"},
-	"LEASE":              {inSandbox, "take leases on the sandbox's files"},
-	"LINUX_IMMUTABLE":    {inSandbox, "make the sandbox's files immutable or append-only"},
-	"MAC_ADMIN":          {onHost, "change the host's mandatory access control policy"},
-	"MAC_OVERRIDE":       {onHost, "bypass the host's mandatory access control"},
-	"MKNOD":              {inSandbox, "create device files, which the engine's device rules still guard"},
-	"NET_ADMIN":          {onHost, "reconfigure interfaces, routes and firewalls"},
-	"NET_BIND_SERVICE":   {inSandbox, "listen on ports below 1024 in the sandbox"},
-	"NET_BROADCAST":      {inSandbox, "send broadcasts from the sandbox's network namespace"},
-	"NET_RAW":            {inSandbox, "open raw sockets in the sandbox's network namespace"},
-	"PERFMON":            {onHost, "watch the kernel and other processes through perf"},
-	"SETFCAP":            {inSandbox, "set file capabilities on the sandbox's files"},
-	"SETGID":             {inSandbox, "change its group ID in the sandbox"},
-	"SETPCAP":            {inSandbox, "pass its own capabilities on in the sandbox"},
-	"SETUID":             {inSandbox, "change its user ID in the sandbox"},
-	"SYSLOG":             {onHost, "read the kernel log and kernel addresses"},
-	"SYS_ADMIN":          {onHost, "mount filesystems and reach the host through cgroup release agents"},
-	"SYS_BOOT":           {onHost, "reboot the kernel"},
-	"SYS_CHROOT":         {inSandbox, "change its root directory within the sandbox's files"},
-	"SYS_MODULE":         {onHost, "load kernel modules"},
-	"SYS_NICE":           {onHost, "take the host's CPUs and disks with real-time scheduling and I/O priorities"},
-	"SYS_PACCT":          {onHost, "switch the host kernel's process accounting on or off"},
-	"SYS_PTRACE":         {onHost, "trace and inject code into other processes"},
-	"SYS_RAWIO":          {onHost, "do raw I/O on devices and kernel memory"},
-	"SYS_RESOURCE":       {onHost, "exceed resource limits and use the host filesystem's reserved space"},
-	"SYS_TIME":           {onHost, "set the host's clock"},
-	"SYS_TTY_CONFIG":     {onHost, "reconfigure and hang up the host's terminals"},
-	"WAKE_ALARM":         {onHost, "set alarms that wake the host"},
-}
-
-// capabilities are the Linux capability names the engine accepts, without
-// the CAP_ prefix, sorted.
-var capabilities = slices.Sorted(maps.Keys(capabilityEffects))
-
-// unsafeCapabilities are the capabilities whose effect reaches past the
-// sandbox, sorted.
-var unsafeCapabilities = func() []string {
-	var out []string
-	for _, c := range capabilities {
-		if capabilityEffects[c].scope == onHost {
-			out = append(out, c)
-		}
-	}
-	return out
-}()
 
 // capabilitiesModel is which Linux capabilities the sandbox's processes
 // have.
@@ -146,7 +61,7 @@ func capabilityAttributes() map[string]schema.Attribute {
 		"cap_add": schema.SetAttribute{
 			MarkdownDescription: "Linux capabilities added to the sandbox, by name in upper case without the " +
 				"`CAP_` prefix (for example `NET_BIND_SERVICE`). `" + allCapabilities + "` is not accepted, and " +
-				"capabilities whose effect reaches past the sandbox (`" + joinCode(unsafeCapabilities) +
+				"capabilities whose effect reaches past the sandbox (`" + joinCode(engine.UnsafeCapabilities) +
 				"`; the hardening guide says what each does) need `allow_unsafe_capabilities = true`. Combine with `cap_drop = [\"" + allCapabilities +
 				"\"]` to grant exactly these. Changing it forces replacement.",
 			ElementType:   types.StringType,
@@ -175,7 +90,7 @@ func capabilityValidator(allowAll bool) validator.String {
 	}
 	return validators.String(desc, func(s string) string {
 		switch {
-		case slices.Contains(capabilities, s) || (allowAll && s == allCapabilities):
+		case slices.Contains(engine.Capabilities, s) || (allowAll && s == allCapabilities):
 			return ""
 		case s == allCapabilities:
 			return "cannot add ALL capabilities: that is a privileged sandbox; add the ones needed by name"
@@ -219,7 +134,7 @@ func (p *capabilitiesModel) importCapabilities() {
 }
 
 func isUnsafeCapability(c string) bool {
-	return capabilityEffects[c].scope == onHost
+	return engine.CapabilityEffects[c].Unsafe
 }
 
 // validate rejects a capability both added and dropped, and capabilities
@@ -233,10 +148,10 @@ func (p capabilitiesModel) validate() diag.Diagnostics {
 			diags.AddAttributeError(path.Root("cap_add"), "Capability both added and dropped", fmt.Sprintf(
 				"Attribute cap_add and cap_drop both name %s. Keep it in one of them.", c))
 		}
-		if effect := capabilityEffects[c]; effect.scope == onHost && !allowUnsafe {
+		if effect := engine.CapabilityEffects[c]; effect.Unsafe && !allowUnsafe {
 			diags.AddAttributeError(path.Root("cap_add"), "Capability breaks containment", fmt.Sprintf(
 				"Attribute cap_add names %s, with which root in the sandbox can %s. Remove it, or, if the "+
-					"sandbox really needs it, also set allow_unsafe_capabilities = true.", c, effect.what))
+					"sandbox really needs it, also set allow_unsafe_capabilities = true.", c, effect.What))
 		}
 	}
 	return diags

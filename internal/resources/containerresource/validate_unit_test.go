@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
@@ -256,21 +257,21 @@ func TestCapabilityTableInTheGuideIsTheCode(t *testing.T) {
 	rows := regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\|$").FindAllStringSubmatch(string(guide), -1)
 	seen := map[string]bool{}
 	for _, row := range rows {
-		effect, ok := capabilityEffects[row[1]]
+		effect, ok := engine.CapabilityEffects[row[1]]
 		if !ok {
 			t.Errorf("the guide lists %s, which the provider does not know", row[1])
 			continue
 		}
 		seen[row[1]] = true
 		reach := "the sandbox only"
-		if effect.scope == onHost {
+		if effect.Unsafe {
 			reach = "the host"
 		}
-		if row[2] != effect.what || row[3] != reach {
-			t.Errorf("the guide says %s lets root %q and reaches %q; the code says %q and %q", row[1], row[2], row[3], effect.what, reach)
+		if row[2] != effect.What || row[3] != reach {
+			t.Errorf("the guide says %s lets root %q and reaches %q; the code says %q and %q", row[1], row[2], row[3], effect.What, reach)
 		}
 	}
-	for _, c := range capabilities {
+	for _, c := range engine.Capabilities {
 		if !seen[c] {
 			t.Errorf("the guide's table lacks %s", c)
 		}

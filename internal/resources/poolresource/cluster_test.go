@@ -38,6 +38,7 @@ resource "sandbox_pool" "test" {
   env_wo         = { API_TOKEN = "pool-token" }
   env_wo_version = 1
   memory         = 64
+  cap_add        = ["CHOWN"]
   files = {
     "/etc/agent/task.txt" = { content = "the task" }
     "/opt/bin/run"        = { content_base64 = "IyEvYmluL3NoCmVjaG8gcmFuCg==", mode = "0755" }
@@ -61,7 +62,8 @@ data "sandbox_pool_claims" "test" {
 // place when it was removed out of band. A sandbox an agent
 // claims, outside Terraform, reaches neither the node nor the API server
 // and sees only loopback, and has the pool's env, env_wo and files, and
-// the data source judges it; replicas change
+// the data source judges it, and root in it holds cap_add's capability
+// and no other; replicas change
 // in place; the pool is not removed while a claim holds one of its
 // sandboxes; a template handed back to agent-sandbox's network policy, or
 // given a capability, out of band plans a replacement, which is isolated
@@ -141,8 +143,11 @@ func TestAccCluster_pool(t *testing.T) {
 				if err := acctest.OnlyLoopbackInPod(ctx, t, id); err != nil {
 					t.Fatal(err)
 				}
-				out, code, err := acctest.InPod(ctx, t, id, "sh", "-c", "echo $ROLE $API_TOKEN; id -u; cat /etc/agent/task.txt; echo; /opt/bin/run")
-				if err != nil || code != 0 || out != "agent pool-token\n0\nthe task\nran\n" {
+				// Root with CHOWN (bit 0) alone.
+				out, code, err := acctest.InPod(ctx, t, id, "sh", "-c", "echo $ROLE $API_TOKEN; id -u; "+
+					"cat /etc/agent/task.txt; echo; /opt/bin/run; grep -E '^Cap(Eff|Bnd)' /proc/self/status")
+				if err != nil || code != 0 || out != "agent pool-token\n0\nthe task\nran\n"+
+					"CapEff:\t0000000000000001\nCapBnd:\t0000000000000001\n" {
 					t.Fatalf("in the claimed sandbox: %q (exit %d, %v)", out, code, err)
 				}
 			},

@@ -22,13 +22,6 @@ var keepAlive = []string{"tail", "-f", "/dev/null"}
 
 const mib = 1 << 20
 
-// hardening is what every sandbox of a pool is given: no capability, no
-// privilege escalation.
-var hardening = struct {
-	capDrop     []string
-	securityOpt []string
-}{[]string{"ALL"}, []string{"no-new-privileges"}}
-
 // resourceModel is the pool as the plan and state hold it.
 type resourceModel struct {
 	ID              types.String  `tfsdk:"id"`
@@ -43,6 +36,7 @@ type resourceModel struct {
 	Memory          types.Int64   `tfsdk:"memory"`
 	CPUs            types.Float64 `tfsdk:"cpus"`
 	Files           types.Map     `tfsdk:"files"`
+	CapAdd          types.Set     `tfsdk:"cap_add"`
 	NetworkMode     types.String  `tfsdk:"network_mode"`
 	Hardened        types.Bool    `tfsdk:"hardened"`
 	ReadyReplicas   types.Int64   `tfsdk:"ready_replicas"`
@@ -59,7 +53,8 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 	sandbox := engine.ContainerSpec{
 		Image: m.Image.ValueString(), NetworkMode: isolation.NoneMode, WorkingDir: m.WorkingDir.ValueString(),
 		User: m.User.ValueString(), Init: true, ReadOnly: m.ReadOnly.ValueBool(),
-		CapDrop: slices.Clone(hardening.capDrop), SecurityOpt: slices.Clone(hardening.securityOpt),
+		CapDrop: slices.Clone(hardening.capDrop), CapAdd: values.SetStrings(m.CapAdd),
+		SecurityOpt: slices.Clone(hardening.securityOpt),
 		Labels: engine.OwnershipLabels(resourceType),
 	}
 	sandbox.Labels[engine.LabelCreateToken] = engine.NewCreateToken()
@@ -105,6 +100,7 @@ func (m *resourceModel) observe(p engine.Pool) {
 	if h := c.HostConfig; h != nil {
 		m.ReadOnly = types.BoolValue(h.ReadonlyRootfs)
 		m.Hardened = types.BoolValue(hardened(h))
+		m.CapAdd = values.KeepIfEqual(m.CapAdd, values.StringSetOrNull(engine.CapabilityNames(h.CapAdd)))
 		l := engine.ObservedLimits(h)
 		m.Memory = values.Int64OrNull(l.Memory / mib)
 		m.CPUs = types.Float64Null()
@@ -128,14 +124,6 @@ func verdict(p engine.Pool) isolation.Verdict {
 		}
 	}
 	return v
-}
-
-// hardened reports whether a template still gives its sandboxes the
-// provider's hardening: not privileged, every capability dropped and none
-// added, no privilege escalation, the runtime's seccomp profile.
-func hardened(h *engine.HostConfig) bool {
-	return !h.Privileged && len(h.CapAdd) == 0 && slices.Contains(h.CapDrop, "ALL") &&
-		slices.Contains(h.SecurityOpt, "no-new-privileges") && !slices.Contains(h.SecurityOpt, "seccomp=unconfined")
 }
 
 // commandOf is the command attribute for what a template runs: null for

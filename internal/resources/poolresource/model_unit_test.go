@@ -2,9 +2,13 @@ package poolresource
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -37,7 +41,8 @@ func TestSpecRoundTrip(t *testing.T) {
 	m := resourceModel{Name: types.StringValue("p"), Replicas: types.Int64Value(2), Image: types.StringValue("img"),
 		Command: types.ListNull(types.StringType), WorkingDir: types.StringNull(), User: types.StringValue("1000:1000"),
 		Env: values.StringMap(map[string]string{"A": "1"}), ReadOnly: types.BoolValue(true), Memory: types.Int64Value(64),
-		CPUs: types.Float64Value(0.5), secretsModel: writeonly.Null(), Files: testFiles()}
+		CPUs: types.Float64Value(0.5), secretsModel: writeonly.Null(), Files: testFiles(),
+		CapAdd: values.StringSetOrNull([]string{"CHOWN", "SETUID"})}
 	spec, diags := m.spec(context.Background(), map[string]string{"S": "secret"})
 	if diags.HasError() {
 		t.Fatal(diags)
@@ -51,7 +56,10 @@ func TestSpecRoundTrip(t *testing.T) {
 		s.Limits.Memory != 64<<20 || s.Limits.NanoCPUs != 5e8 || spec.Replicas != 2 {
 		t.Fatalf("spec: %+v", spec)
 	}
-	h := &engine.HostConfig{CapDrop: s.CapDrop, SecurityOpt: s.SecurityOpt, ReadonlyRootfs: true, Memory: 64 << 20,
+	if !slices.Equal(s.CapAdd, []string{"CHOWN", "SETUID"}) || !slices.Equal(s.CapDrop, []string{"ALL"}) {
+		t.Fatalf("capabilities: add %v, drop %v", s.CapAdd, s.CapDrop)
+	}
+	h := &engine.HostConfig{CapAdd: []string{"SETUID", "CAP_CHOWN"}, CapDrop: s.CapDrop, SecurityOpt: s.SecurityOpt, ReadonlyRootfs: true, Memory: 64 << 20,
 		MemorySwap: 64 << 20, NanoCPUs: 5e8}
 	pool := engine.Pool{ID: "ns/p/template:u", Name: "p", Replicas: 2, Ready: 2, Template: engine.Sandbox{
 		Container: engine.Container{HostConfig: h, Config: &engine.ContainerConfig{Image: "img",
@@ -69,7 +77,8 @@ func TestSpecRoundTrip(t *testing.T) {
 	}
 	for name, weaken := range map[string]func(h *engine.HostConfig){
 		"privileged":           func(h *engine.HostConfig) { h.Privileged = true },
-		"a capability":         func(h *engine.HostConfig) { h.CapAdd = []string{"NET_ADMIN"} },
+		"an unsafe capability": func(h *engine.HostConfig) { h.CapAdd = []string{"CHOWN", "NET_ADMIN"} },
+		"every capability":     func(h *engine.HostConfig) { h.CapAdd = []string{"ALL"} },
 		"capabilities kept":    func(h *engine.HostConfig) { h.CapDrop = nil },
 		"privilege escalation": func(h *engine.HostConfig) { h.SecurityOpt = nil },
 		"no seccomp": func(h *engine.HostConfig) {
@@ -117,4 +126,25 @@ func testFiles() types.Map {
 		"/a/bin": file(types.StringNull(), types.StringValue("AAE="), types.StringValue("0755")),
 		"/b.txt": file(types.StringValue("text"), types.StringNull(), types.StringNull()),
 	})
+}
+
+// cap_add takes a capability whose effect stays within the sandbox, and
+// refuses one that reaches past it, saying what it would let root do.
+func TestSafeCapability(t *testing.T) {
+	for c, want := range map[string]string{
+		"CHOWN": "", "SETGID": "", "NET_BIND_SERVICE": "",
+		"SYS_ADMIN": "cannot add SYS_ADMIN, with which root in a sandbox can mount filesystems",
+		"ALL":       "cannot add ALL capabilities", "chown": "must be a Linux capability name",
+	} {
+		req := validator.StringRequest{Path: path.Root("cap_add"), ConfigValue: types.StringValue(c)}
+		resp := &validator.StringResponse{}
+		safeCapability().ValidateString(context.Background(), req, resp)
+		got := ""
+		if resp.Diagnostics.HasError() {
+			got = resp.Diagnostics[0].Detail()
+		}
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", c, got, want)
+		}
+	}
 }

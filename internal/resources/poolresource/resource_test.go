@@ -52,3 +52,24 @@ resource "sandbox_pool" "test" {
 		})
 	}
 }
+
+// TestAccPool_unsafeCapabilityRefused: a capability whose effect reaches
+// past the sandbox is refused at validation, saying what it would let
+// root do and where it can be had instead.
+func TestAccPool_unsafeCapabilityRefused(t *testing.T) {
+	acctest.Test(t, []resource.TestStep{{
+		Config: `
+provider "sandbox" {}
+
+resource "sandbox_pool" "test" {
+  name     = "` + acctest.Name(t) + `"
+  image    = "` + acctest.TestImage + `"
+  replicas = 1
+  cap_add  = ["CHOWN", "SYS_PTRACE"]
+}
+`,
+		PlanOnly: true,
+		ExpectError: regexp.MustCompile(`(?s)cap_add.*cannot add SYS_PTRACE, with which root in a sandbox can trace.*` +
+			`allow_unsafe_capabilities`),
+	}})
+}

@@ -56,8 +56,8 @@ func resourceSchema() schema.Schema { //nolint:funlen // a schema literal
 		MarkdownDescription: "A warm pool of isolated sandboxes on a Kubernetes cluster that runs " +
 			"[agent-sandbox](https://github.com/kubernetes-sigs/agent-sandbox) with its extensions: a " +
 			"`SandboxTemplate` whose pod is the pod the provider makes for a `sandbox_container` (its RuntimeClass, " +
-			"no service-account token, every capability dropped, no privilege escalation, the runtime's seccomp " +
-			"profile) under the provider's own deny-all `NetworkPolicy` (never agent-sandbox's default, which lets a " +
+			"no service-account token, every capability dropped but `cap_add`'s, no privilege escalation, the " +
+			"runtime's seccomp profile) under the provider's own deny-all `NetworkPolicy` (never agent-sandbox's default, which lets a " +
 			"sandbox reach the internet), and a `SandboxWarmPool` of `replicas` ready sandboxes that agents claim at " +
 			"run time with a `SandboxClaim`. Every refresh judges the template and every sandbox made from it: one " +
 			"changed out of band to weaken its isolation plans a replacement. Apply waits until the pool is warm.",
@@ -153,8 +153,8 @@ func resourceSchema() schema.Schema { //nolint:funlen // a schema literal
 			},
 			"hardened": schema.BoolAttribute{
 				MarkdownDescription: "Observed: whether the template still gives every sandbox the provider's " +
-					"hardening (no privileged container, no capability, no privilege escalation, the runtime's " +
-					"seccomp profile). When a refresh finds it weakened, it reads `false` and the plan replaces the pool.",
+					"hardening (no privileged container, no capability but `cap_add`'s safe ones, no privilege " +
+					"escalation, the runtime's seccomp profile). When a refresh finds it weakened, it reads `false` and the plan replaces the pool.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.Bool{hardenedPlan{}},
 			},
@@ -170,6 +170,7 @@ func resourceSchema() schema.Schema { //nolint:funlen // a schema literal
 		},
 	}
 	s.Attributes["files"] = fileAttribute()
+	s.Attributes["cap_add"] = capAddAttribute()
 	for k, v := range writeonly.Attributes(secretUsage, stringvalidator.RegexMatches(envName, "must not contain '='")) {
 		s.Attributes[k] = v
 	}
