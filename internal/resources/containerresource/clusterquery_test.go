@@ -1,6 +1,8 @@
 package containerresource_test
 
 import (
+	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -95,4 +97,76 @@ list "sandbox_image" "images" {
 	if out, err := tf.Try("plan", "-detailed-exitcode", "-no-color", "-input=false"); err != nil {
 		t.Fatalf("the plan after the import is not empty (%v):\n%s", err, out)
 	}
+}
+
+// TestAccCluster_agentSandboxQuery: with sandbox_api = "agent-sandbox",
+// after the state is lost, terraform query finds the provider's Sandbox by
+// its managed fields, not a Sandbox made by hand from a copy of it (its
+// labels, annotations and pod template), and the import of what it
+// generates adopts the Sandbox with an empty plan after.
+func TestAccCluster_agentSandboxQuery(t *testing.T) {
+	name := acctest.ClusterName(t)
+	provider := strings.Replace(acctest.ClusterProvider(t, ""), "  kubernetes = {",
+		"  kubernetes = {\n    sandbox_api = \"agent-sandbox\"", 1)
+	tf := acctest.NewCLI(t, provider+`
+resource "sandbox_container" "test" {
+  name         = "`+name+`"
+  image        = "`+acctest.TestImage+`"
+  network_mode = "none"
+}
+`)
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+	id := tf.StateIDs()["sandbox_container.test"]
+	copySandbox(t, name, name+"-copy")
+
+	tf.SetConfig(provider)
+	tf.Exact("state", "rm", "sandbox_container.test")
+	generated, _ := tf.Query(`
+list "sandbox_container" "left" {
+  provider         = sandbox
+  include_resource = true
+  config {
+    name_prefix = "` + name + `"
+  }
+}
+`)
+	if strings.Contains(generated, name+"-copy") || strings.Count(generated, `resource "sandbox_container"`) != 1 {
+		t.Fatalf("terraform query did not find the provider's Sandbox alone:\n%s", generated)
+	}
+	tf.Run("apply", "-auto-approve")
+	if ids := tf.StateIDs(); len(ids) != 1 || ids["sandbox_container.left_0"] != id {
+		t.Fatalf("the import adopted %v, want the Sandbox %s", ids, id)
+	}
+	if out, err := tf.Try("plan", "-detailed-exitcode", "-no-color", "-input=false"); err != nil {
+		t.Fatalf("the plan after the import is not empty (%v):\n%s", err, out)
+	}
+}
+
+// copySandbox makes by hand, as the tests' own manager, a Sandbox named
+// copyName that is the Sandbox name with its labels, annotations and spec,
+// and removes it when the test ends.
+func copySandbox(t *testing.T, name, copyName string) {
+	t.Helper()
+	ctx := context.Background()
+	agents := acctest.Cluster(t).AgentsAPI()
+	var s struct {
+		APIVersion string         `json:"apiVersion"`
+		Kind       string         `json:"kind"`
+		Metadata   map[string]any `json:"metadata"`
+		Spec       map[string]any `json:"spec"`
+	}
+	raw, err := agents.Get().Namespace(acctest.ClusterNamespace).Resource("sandboxes").Name(name).Do(ctx).Raw()
+	if err != nil || json.Unmarshal(raw, &s) != nil {
+		t.Fatalf("reading the Sandbox %s: %v", name, err)
+	}
+	s.Metadata = map[string]any{"name": copyName, "labels": s.Metadata["labels"], "annotations": s.Metadata["annotations"]}
+	body, _ := json.Marshal(s)
+	if err := agents.Post().Namespace(acctest.ClusterNamespace).Resource("sandboxes").
+		Param("fieldManager", acctest.TestFieldManager).Body(body).Do(ctx).Error(); err != nil {
+		t.Fatalf("copying the Sandbox %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = agents.Delete().Namespace(acctest.ClusterNamespace).Resource("sandboxes").Name(copyName).Do(ctx).Error()
+	})
 }
