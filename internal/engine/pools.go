@@ -80,12 +80,15 @@ func (p Pool) Claimed() []PoolSandbox {
 
 // ClaimedError is a pool that cannot be removed because sandboxes claimed
 // from it still run: removing the pool would remove the NetworkPolicy and
-// Secrets they run under.
+// Secrets they run under. Where claims took sandboxes as the pool went,
+// the pool is gone but its policy and Secrets are kept for them: Kept is
+// the command that removes those once the claims end.
 type ClaimedError struct {
 	Pool   string
 	Claims []string
 	// Command removes the claims by hand.
 	Command string
+	Kept    string
 }
 
 func (e *ClaimedError) Error() string {

@@ -55,7 +55,7 @@ func (m resourceModel) spec(ctx context.Context, secretEnv map[string]string) (e
 		User: m.User.ValueString(), Init: true, ReadOnly: m.ReadOnly.ValueBool(),
 		CapDrop: slices.Clone(hardening.capDrop), CapAdd: values.SetStrings(m.CapAdd),
 		SecurityOpt: slices.Clone(hardening.securityOpt),
-		Labels: engine.OwnershipLabels(resourceType),
+		Labels:      engine.OwnershipLabels(resourceType),
 	}
 	sandbox.Labels[engine.LabelCreateToken] = engine.NewCreateToken()
 	diags.Append(m.Command.ElementsAs(ctx, &sandbox.Command, false)...)
