@@ -150,8 +150,8 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 	case errors.As(err, &claimed) && claimed.Kept != "":
 		diags.AddWarning("Pool removed, its network policy kept for claimed sandboxes", fmt.Sprintf("The pool %s "+
 			"on %s is removed, but claims took sandboxes from it as it went (%s). They run under its deny-all "+
-			"NetworkPolicy and its Secret, which are kept so that they stay isolated. When those claims end, "+
-			"remove them: %s", claimed.Pool, r.Client.Where(), strings.Join(claimed.Claims, ", "), claimed.Kept))
+			"NetworkPolicy (and its Secrets, if it had any), which are kept so that they stay isolated. When "+
+			"those claims end, remove what was kept: %s", claimed.Pool, r.Client.Where(), strings.Join(claimed.Claims, ", "), claimed.Kept))
 	case errors.As(err, &claimed):
 		diags.AddError("Sandboxes claimed from the pool still run", fmt.Sprintf("The pool %s on %s hands its "+
 			"sandboxes to claims, and %d still hold one (%s). Removing the pool would remove the deny-all "+
