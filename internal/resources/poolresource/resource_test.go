@@ -69,7 +69,7 @@ resource "sandbox_pool" "test" {
 }
 `,
 		PlanOnly: true,
-		ExpectError: regexp.MustCompile(`(?s)cap_add.*cannot add SYS_PTRACE, with which root in a sandbox can trace.*` +
-			`allow_unsafe_capabilities`),
+		ExpectError: regexp.MustCompile(`(?s)cap_add.*` + acctest.Phrase("cannot add SYS_PTRACE, with which root in a "+
+			"sandbox can trace").String() + `.*allow_unsafe_capabilities`),
 	}})
 }
