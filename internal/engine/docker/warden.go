@@ -235,7 +235,7 @@ func (c *Client) findWarden(ctx context.Context) (string, error) {
 			"takes its name: remove or rename it (docker rm %s), and the provider makes its warden", wardenName, c.endpoint, wardenName)
 	}
 	if !engine.IsRunning(found) {
-		if err := c.StartContainer(ctx, found.ID); err != nil {
+		if err := c.startStoppedWarden(ctx, found.ID); err != nil {
 			return "", fmt.Errorf("starting the expiry warden (container %s) again failed: %w. If the engine's "+
 				"socket moved since the warden was made, remove it (docker rm %s: the sandboxes it guarded are "+
 				"registered again when their expiry next changes) and set the provider's engine_socket", wardenName,
@@ -321,6 +321,39 @@ func (c *Client) makeWarden(ctx context.Context) error {
 	}
 	return nil
 }
+
+// startStoppedWarden starts the warden found stopped. It may be stopping
+// itself at that moment (idle), or another provider process may be
+// starting it: an engine refuses to start a container on its way down
+// (Podman: "container state improper"). So a start that fails is judged
+// by the warden's state, read again: running is started; on its way down,
+// it is started again when it is down, for up to wardenRestartWait.
+func (c *Client) startStoppedWarden(ctx context.Context, id string) error {
+	deadline := time.Now().Add(wardenRestartWait)
+	for {
+		err := c.StartContainer(ctx, id)
+		if err == nil {
+			return nil
+		}
+		found, inspectErr := c.InspectContainer(ctx, id)
+		switch {
+		case inspectErr != nil:
+			return err
+		case engine.IsRunning(found):
+			return nil
+		case time.Now().After(deadline) || ctx.Err() != nil:
+			return err
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// wardenRestartWait bounds how long a warden on its way down is waited
+// for, to be started again: it stops in well under a second.
+var wardenRestartWait = 10 * time.Second
 
 // removeWarden removes the warden id (none for "") and its image, even
 // when ctx has ended, with the calls every removal uses.
