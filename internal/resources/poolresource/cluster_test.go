@@ -355,7 +355,8 @@ func TestAccCluster_poolNameTaken(t *testing.T) {
 			ResourceName:  addr,
 			ImportState:   true,
 			ImportStateId: acctest.ClusterNamespace + "/" + name + "-copy",
-			ExpectError:   regexp.MustCompile(`(?s)Cannot import the pool.*a copy`),
+			ExpectError: regexp.MustCompile(`(?s)Cannot import the pool.*` +
+				acctest.Phrase("it is a copy, not a pool the provider made").String()),
 		}},
 	})
 }
