@@ -56,11 +56,12 @@ func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
 		if errors.As(err, new(*WardenElsewhereError)) {
 			c.dropUselessWarden(ctx, wardenID)
 		}
-		if err == nil || (!engine.IsConflict(err) && !engine.IsNotFound(err)) {
+		if err == nil || (!engine.IsConflict(err) && !engine.IsNotFound(err) && !c.wardenStopped(ctx, wardenID)) {
 			return err
 		}
 		// The warden stopped itself, idle, since it was found (or was
-		// removed): find it again, and start it.
+		// removed): find it again, and start it. Docker refuses the exec;
+		// Podman runs it, and it fails in the stopped container.
 		c.forgetWarden(wardenID)
 	}
 	return err
@@ -165,7 +166,18 @@ func (c *Client) Expiries(ctx context.Context) (map[string]time.Time, error) {
 	if proven, err := c.provenWarden(ctx, found); err != nil || !proven || !engine.IsRunning(found) {
 		return nil, err
 	}
-	return c.listWarden(ctx, found.ID)
+	held, err := c.listWarden(ctx, found.ID)
+	if err != nil && c.wardenStopped(ctx, found.ID) {
+		return nil, nil // it stopped itself since it was found
+	}
+	return held, err
+}
+
+// wardenStopped reports whether the warden wardenID is gone or no longer
+// runs, as a call into it that failed is judged.
+func (c *Client) wardenStopped(ctx context.Context, wardenID string) bool {
+	found, err := c.InspectContainer(ctx, wardenID)
+	return engine.IsNotFound(err) || (err == nil && !engine.IsRunning(found))
 }
 
 // listWarden reads what the warden wardenID holds.
