@@ -91,7 +91,10 @@ data "sandbox_containers" "expired" {
 }
 
 // awaitExpiry waits until the sandbox's pod has ended at its expiry, and
-// fails the test unless its container ended within ten seconds of it.
+// fails the test unless the cluster ended it for its deadline, within
+// expiryLag of it. The kubelet enforces a pod's deadline when it syncs the
+// pod (every 10 s, and later on a node the whole suite loads: 16 s in a
+// fresh-clone run); how soon it does on a quiet node is make bench's.
 func awaitExpiry(t *testing.T, name string, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
@@ -102,9 +105,9 @@ func awaitExpiry(t *testing.T, name string, at time.Time) {
 			t.Fatalf("reading the sandbox's pod: %v", err)
 		}
 		if ended := endedAt(pod); !ended.IsZero() {
-			if late := ended.Sub(at); late > 10*time.Second || pod.Status.Reason != "DeadlineExceeded" {
-				t.Fatalf("the pod ended %s after the expiry %s (reason %q), want within 10 s for its deadline", late,
-					at.Format(time.RFC3339), pod.Status.Reason)
+			if late := ended.Sub(at); late > expiryLag || pod.Status.Reason != "DeadlineExceeded" {
+				t.Fatalf("the pod ended %s after the expiry %s (reason %q), want within %s for its deadline", late,
+					at.Format(time.RFC3339), pod.Status.Reason, expiryLag)
 			}
 			t.Logf("the pod ended %s after the expiry (%s)", ended.Sub(at), pod.Status.Reason)
 			return
@@ -113,6 +116,8 @@ func awaitExpiry(t *testing.T, name string, at time.Time) {
 	}
 	t.Fatalf("the sandbox %s still ran a minute after its expiry %s", name, at.Format(time.RFC3339))
 }
+
+const expiryLag = 30 * time.Second
 
 // endedAt is when the pod's sandbox container ended, or when the pod
 // failed; zero while it runs.
