@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,12 +18,8 @@ import (
 // every exec with pid.
 func fakeExecEngine(t *testing.T, drops int32, pid int) (*Client, *atomic.Int32) {
 	t.Helper()
-	for _, key := range []string{"DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"} {
-		t.Setenv(key, "")
-	}
 	var created, starts atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Api-Version", "1.41")
+	c := fakeEngine(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/exec") && r.Method == http.MethodPost:
 			n := created.Add(1)
@@ -52,12 +47,7 @@ func fakeExecEngine(t *testing.T, drops int32, pid int) (*Client, *atomic.Int32)
 		default:
 			_, _ = w.Write([]byte("OK"))
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, err := New(Config{Host: "tcp://" + srv.Listener.Addr().String()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	return c, &starts
 }
 

@@ -3,7 +3,6 @@ package docker
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,12 +15,8 @@ import (
 // then with an image.
 func fakeImageEngine(t *testing.T, faults int32, status int) (*Client, *atomic.Int32) {
 	t.Helper()
-	for _, key := range []string{"DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"} {
-		t.Setenv(key, "")
-	}
 	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Api-Version", "1.41")
+	c := fakeEngine(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if !strings.HasSuffix(r.URL.Path, "/json") {
 			return // the client's version check
@@ -32,12 +27,7 @@ func fakeImageEngine(t *testing.T, faults int32, status int) (*Client, *atomic.I
 			return
 		}
 		_, _ = w.Write([]byte(`{"Id":"sha256:abc"}`))
-	}))
-	t.Cleanup(srv.Close)
-	c, err := New(Config{Host: "tcp://" + srv.Listener.Addr().String()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	return c, &asked
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,12 +15,8 @@ import (
 // `runningAfter` starts were asked (0: never).
 func fakeWardenEngine(t *testing.T, refused, runningAfter int32) (*Client, *atomic.Int32) {
 	t.Helper()
-	for _, key := range []string{"DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"} {
-		t.Setenv(key, "")
-	}
 	var starts atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Api-Version", "1.41")
+	c := fakeEngine(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/start"):
@@ -36,12 +31,7 @@ func fakeWardenEngine(t *testing.T, refused, runningAfter int32) (*Client, *atom
 			_, _ = fmt.Fprintf(w, `{"Id":"w","Name":"/tfsandbox-warden","State":{"Status":%q,"Running":%t},"Config":{},"HostConfig":{}}`,
 				map[bool]string{true: "running", false: "stopping"}[running], running)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, err := New(Config{Host: "tcp://" + srv.Listener.Addr().String()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	return c, &starts
 }
 
