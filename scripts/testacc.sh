@@ -203,7 +203,7 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #   local     everything, on Docker
 #   podman    on rootful Podman, the sandbox's promises: isolation and
 #             drift, hardening, limits, files, inherited labels, a crash
-#             loop, interruptions (6 interrupted applies; 20 on Docker),
+#             loop, interruptions (6 interrupted applies; 12 on Docker),
 #             workspaces and a snapshot's round trip (its own reader);
 #             exec's stops (the kill reads Podman's process listing): its
 #             timeouts, Ctrl-C and failures; and terraform query of the
@@ -289,11 +289,11 @@ run_pass() {
   podman)
     printf '\n== the sandbox'"'"'s and exec'"'"'s tests against the podman engine\n'
     run="$podman_tests" skip="$podman_skip"
-    # Six interrupted applies of 30 sandboxes, not Docker's 20: Podman's
+    # Six interrupted applies of 30 sandboxes, not Docker's 12: Podman's
     # creates and destroys are slow, and its 20 took 17 of the 45 minutes
     # its containerresource tests reached beside the other passes in a
     # fresh-clone run (the limit, so the package failed). The spread of
-    # the Ctrl-C moments over the creates is checked on Docker's 20.
+    # the Ctrl-C moments over the creates is checked on Docker's 12.
     cli+=(SANDBOX_TEST_INTERRUPTS=6)
     timeout=45m
     ;;
