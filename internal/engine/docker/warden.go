@@ -55,6 +55,7 @@ func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
 		err = c.register(ctx, wardenID, id, at)
 		if errors.As(err, new(*WardenElsewhereError)) {
 			c.dropUselessWarden(ctx, wardenID)
+			return err
 		}
 		if err == nil || (!engine.IsConflict(err) && !engine.IsNotFound(err) && !c.wardenStopped(ctx, wardenID)) {
 			return err
