@@ -116,8 +116,8 @@ func (c *Client) register(ctx context.Context, wardenID, id string, at time.Time
 	case res.ExitCode == warden.ExitElsewhere:
 		return &WardenElsewhereError{Endpoint: c.endpoint, Socket: c.conn.EngineSocket(c.Kind(ctx) == KindPodman)}
 	case res.ExitCode != 0:
-		return fmt.Errorf("the expiry warden (container %s) refused the registration, exit code %d: %q",
-			wardenName, res.ExitCode, strings.TrimSpace(res.Stderr))
+		return fmt.Errorf("the expiry warden (container %s) refused the registration, exit code %d: %q. %s",
+			wardenName, res.ExitCode, strings.TrimSpace(res.Stderr), wardenLost)
 	}
 	return nil
 }
@@ -174,19 +174,12 @@ func (c *Client) Expiries(ctx context.Context) (map[string]time.Time, error) {
 	return held, err
 }
 
-// wardenStopped reports whether the warden wardenID is gone or no longer
-// runs, as a call into it that failed is judged.
-func (c *Client) wardenStopped(ctx context.Context, wardenID string) bool {
-	found, err := c.InspectContainer(ctx, wardenID)
-	return engine.IsNotFound(err) || (err == nil && !engine.IsRunning(found))
-}
-
 // listWarden reads what the warden wardenID holds.
 func (c *Client) listWarden(ctx context.Context, wardenID string) (map[string]time.Time, error) {
 	res, err := c.execWarden(ctx, wardenID, "list")
 	if err == nil && res.ExitCode != 0 {
-		err = fmt.Errorf("the expiry warden (container %s) could not list its registry, exit code %d: %q", wardenName,
-			res.ExitCode, strings.TrimSpace(res.Stderr))
+		err = fmt.Errorf("the expiry warden (container %s) could not list its registry, exit code %d: %q. %s",
+			wardenName, res.ExitCode, strings.TrimSpace(res.Stderr), wardenLost)
 	}
 	if err != nil {
 		return nil, err
@@ -334,39 +327,6 @@ func (c *Client) makeWarden(ctx context.Context) error {
 	}
 	return nil
 }
-
-// startStoppedWarden starts the warden found stopped. It may be stopping
-// itself at that moment (idle), or another provider process may be
-// starting it: an engine refuses to start a container on its way down
-// (Podman: "container state improper"). So a start that fails is judged
-// by the warden's state, read again: running is started; on its way down,
-// it is started again when it is down, for up to wardenRestartWait.
-func (c *Client) startStoppedWarden(ctx context.Context, id string) error {
-	deadline := time.Now().Add(wardenRestartWait)
-	for {
-		err := c.StartContainer(ctx, id)
-		if err == nil {
-			return nil
-		}
-		found, inspectErr := c.InspectContainer(ctx, id)
-		switch {
-		case inspectErr != nil:
-			return err
-		case engine.IsRunning(found):
-			return nil
-		case time.Now().After(deadline) || ctx.Err() != nil:
-			return err
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-// wardenRestartWait bounds how long a warden on its way down is waited
-// for, to be started again: it stops in well under a second.
-var wardenRestartWait = 10 * time.Second
 
 // removeWarden removes the warden id (none for "") and its image, even
 // when ctx has ended, with the calls every removal uses.
