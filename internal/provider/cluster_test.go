@@ -120,7 +120,8 @@ func poolHasToken(t *testing.T, id, token string) {
 	if err != nil || len(p.Sandboxes) == 0 {
 		t.Fatalf("the pool %s has no sandbox to look into (%v)", id, err)
 	}
-	got, code, err := acctest.InPod(ctx, t, p.Sandboxes[0].Name, "printenv", "API_TOKEN")
+	// The test image's busybox has no printenv.
+	got, code, err := acctest.InPod(ctx, t, p.Sandboxes[0].Name, "sh", "-c", `echo "$API_TOKEN"`)
 	if err != nil || code != 0 || strings.TrimSpace(got) != token {
 		t.Fatalf("a sandbox of the pool does not have its token (exit %d, %v)", code, err)
 	}
