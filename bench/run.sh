@@ -17,6 +17,8 @@
 # waits until the CPU is idle), so that none pays for the engine's
 # background work left over from the phase before it.
 #
+#   BENCH_SETTLE_MAX=30s the longest a phase waits for a quiet machine
+#                        (CI's smoke run, whose timings are not results: 1s)
 #   BENCH_N="10 50 200"  sandbox counts
 #   BENCH_ROUNDS=5       rounds per count
 #   BENCH_IMAGE=...      local image (default tfsandbox/busybox:latest)
