@@ -76,11 +76,12 @@ func TestSpecRoundTrip(t *testing.T) {
 		t.Errorf("read back: %+v", got)
 	}
 	for name, weaken := range map[string]func(h *engine.HostConfig){
-		"privileged":           func(h *engine.HostConfig) { h.Privileged = true },
-		"an unsafe capability": func(h *engine.HostConfig) { h.CapAdd = []string{"CHOWN", "NET_ADMIN"} },
-		"every capability":     func(h *engine.HostConfig) { h.CapAdd = []string{"ALL"} },
-		"capabilities kept":    func(h *engine.HostConfig) { h.CapDrop = nil },
-		"privilege escalation": func(h *engine.HostConfig) { h.SecurityOpt = nil },
+		"privileged":            func(h *engine.HostConfig) { h.Privileged = true },
+		"an unsafe capability":  func(h *engine.HostConfig) { h.CapAdd = []string{"CHOWN", "NET_ADMIN"} },
+		"every capability":      func(h *engine.HostConfig) { h.CapAdd = []string{"ALL"} },
+		"an unknown capability": func(h *engine.HostConfig) { h.CapAdd = []string{"CAP_SOMETHING_NEW"} },
+		"capabilities kept":     func(h *engine.HostConfig) { h.CapDrop = nil },
+		"privilege escalation":  func(h *engine.HostConfig) { h.SecurityOpt = nil },
 		"no seccomp": func(h *engine.HostConfig) {
 			h.SecurityOpt = append(h.SecurityOpt, "seccomp=unconfined")
 		},

@@ -65,11 +65,16 @@ func safeCapability() validator.String {
 
 // hardened reports whether a template still gives its sandboxes the
 // provider's hardening: not privileged, every capability dropped and none
-// added that reaches past the sandbox, no privilege escalation, the
+// added that reaches past the sandbox or that it does not know, no
+// privilege escalation, the
 // runtime's seccomp profile. A safe capability added out of band shows in
 // cap_add, which replaces the pool.
 func hardened(h *engine.HostConfig) bool {
-	unsafe := func(c string) bool { return engine.CapabilityEffects[c].Unsafe || c == "ALL" }
+	// One the provider does not know (ALL among them) is not taken as safe.
+	unsafe := func(c string) bool {
+		effect, known := engine.CapabilityEffects[c]
+		return !known || effect.Unsafe
+	}
 	return !h.Privileged && !slices.ContainsFunc(engine.CapabilityNames(h.CapAdd), unsafe) &&
 		slices.Contains(h.CapDrop, "ALL") && slices.Contains(h.SecurityOpt, "no-new-privileges") &&
 		!slices.Contains(h.SecurityOpt, "seccomp=unconfined")
