@@ -4,8 +4,8 @@
 // results, waits 1s beside the builds it shares the machine with).
 // bench/run.sh runs it before every timed phase of every layer, and
 // bench/floor before each of its phases, so that no phase pays for the
-// engine's work left over from the one before (the removal of 200 containers, say, goes on in the
-// background after the engine answered).
+// engine's work left over from the one before (the removal of 200
+// containers, say, goes on in the background after the engine answered).
 package main
 
 import (
