@@ -139,18 +139,31 @@ func (c *Client) ownSecretBy(ctx context.Context, owner metav1.OwnerReference, n
 }
 
 // removeCompanions removes the NetworkPolicy and the Secrets made for the
-// create with token, when no pod owns them to take them along.
+// create with token, when no pod owns them to take them along: an undo,
+// which does what it can.
 func (c *Client) removeCompanions(ctx context.Context, token string, secrets []string) {
-	_ = c.call(ctx, "the request to remove a network policy", engine.QuickCallTimeout, func(ctx context.Context) error {
-		return c.network.Delete().Namespace(c.namespace).Resource("networkpolicies").Name(companionName(token)).
-			Body(deleteOptions("", 0)).Do(ctx).Error()
-	})
-	for _, name := range secrets {
-		_ = c.call(ctx, "the request to remove a secret", engine.QuickCallTimeout, func(ctx context.Context) error {
-			return c.core.Delete().Namespace(c.namespace).Resource("secrets").Name(name).
-				Body(deleteOptions("", 0)).Do(ctx).Error()
+	_ = c.removeCompanionsIn(ctx, c.namespace, token, secrets)
+}
+
+// removeCompanionsIn removes, in namespace, the NetworkPolicy and the
+// Secrets made for the create with token, each even when one before it
+// failed, and returns the first failure other than one already gone.
+func (c *Client) removeCompanionsIn(ctx context.Context, namespace, token string, secrets []string) error {
+	var first error
+	remove := func(client rest.Interface, resource, name string) {
+		err := c.call(ctx, "the request to remove a "+singular(resource), engine.QuickCallTimeout, func(ctx context.Context) error {
+			return client.Delete().Namespace(namespace).Resource(resource).Name(name).Body(deleteOptions("", 0)).
+				Do(ctx).Error()
 		})
+		if err != nil && !engine.IsNotFound(err) && first == nil {
+			first = err
+		}
 	}
+	remove(c.network, "networkpolicies", companionName(token))
+	for _, name := range secrets {
+		remove(c.core, "secrets", name)
+	}
+	return first
 }
 
 func singular(resource string) string {

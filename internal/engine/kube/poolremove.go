@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -67,7 +66,8 @@ func (c *Client) RemovePool(ctx context.Context, id string) error {
 			Kept: fmt.Sprintf("kubectl delete networkpolicies,secrets -n %s -l %s=%s", t.Namespace,
 				engine.LabelCreateToken, token)}
 	}
-	return c.removeOrphans(ctx, t.Namespace, token)
+	// Orphaned, they are the provider's by the template's create token.
+	return c.removeCompanionsIn(ctx, t.Namespace, token, []string{companionName(token), pullSecretName(token)})
 }
 
 // removeWarmPool removes the template's SandboxWarmPool and waits until
@@ -96,14 +96,7 @@ func (c *Client) removeWarmPool(ctx context.Context, t *sandboxTemplate) error {
 // warm pool still controls: the pool is gone, and the garbage collector
 // removes them.
 func (c *Client) sandboxesMadeWith(ctx context.Context, namespace, token string) ([]string, error) {
-	list := &agentSandboxList{}
-	err := c.call(ctx, "the request to list Sandboxes", engine.QuickCallTimeout, func(ctx context.Context) error {
-		raw, err := c.agents.Get().Namespace(namespace).Resource("sandboxes").Do(ctx).Raw()
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(raw, list)
-	})
+	list, err := c.listSandboxObjects(ctx, namespace, "")
 	if err != nil {
 		return nil, err
 	}
@@ -123,28 +116,6 @@ func (c *Client) sandboxesMadeWith(ctx context.Context, namespace, token string)
 		out = append(out, name)
 	}
 	return out, nil
-}
-
-// removeOrphans removes the deny-all policy and Secrets a removed
-// template owned: the provider made them, named by the template's create
-// token.
-func (c *Client) removeOrphans(ctx context.Context, namespace, token string) error {
-	objects := [][2]string{{"networkpolicies", companionName(token)}, {"secrets", companionName(token)},
-		{"secrets", pullSecretName(token)}}
-	for _, o := range objects {
-		client := c.core
-		if o[0] == "networkpolicies" {
-			client = c.network
-		}
-		err := c.call(ctx, "the request to remove a "+singular(o[0]), engine.QuickCallTimeout, func(ctx context.Context) error {
-			return client.Delete().Namespace(namespace).Resource(o[0]).Name(o[1]).Body(deleteOptions("", 0)).
-				Do(ctx).Error()
-		})
-		if err != nil && !engine.IsNotFound(err) {
-			return err
-		}
-	}
-	return nil
 }
 
 // removeTemplate removes the template, by its UID, and what it owns.

@@ -204,20 +204,27 @@ func (c *Client) removeAgentSandbox(ctx context.Context, id string) error {
 	})
 }
 
-// listAgentSandboxes lists the IDs of the Sandboxes the selector selects,
-// that the provider made, and whose labels hold labels. A cluster that
-// does not serve the API has none.
-func (c *Client) listAgentSandboxes(ctx context.Context, selector string, labels map[string]string, namePrefix string) ([]string, error) {
+// listSandboxObjects lists the Sandboxes of namespace that the selector
+// ("" for all) selects.
+func (c *Client) listSandboxObjects(ctx context.Context, namespace, selector string) (*agentSandboxList, error) {
 	list := &agentSandboxList{}
 	err := c.call(ctx, "the request to list Sandboxes", engine.QuickCallTimeout, func(ctx context.Context) error {
 		// The parameter codec knows only the API's own groups.
-		raw, err := c.agents.Get().Namespace(c.namespace).Resource("sandboxes").Param("labelSelector", selector).
+		raw, err := c.agents.Get().Namespace(namespace).Resource("sandboxes").Param("labelSelector", selector).
 			Do(ctx).Raw()
 		if err != nil {
 			return err
 		}
 		return json.Unmarshal(raw, list)
 	})
+	return list, err
+}
+
+// listAgentSandboxes lists the IDs of the Sandboxes the selector selects,
+// that the provider made, and whose labels hold labels. A cluster that
+// does not serve the API has none.
+func (c *Client) listAgentSandboxes(ctx context.Context, selector string, labels map[string]string, namePrefix string) ([]string, error) {
+	list, err := c.listSandboxObjects(ctx, c.namespace, selector)
 	if engine.IsNotFound(err) {
 		return nil, nil
 	}
