@@ -121,11 +121,16 @@ engines_started=""
 cleanup() {
   docker ps -aq --filter name='^/tfbench-' | xargs -r docker rm -f >/dev/null 2>&1 || true
   docker volume ls -q --filter name='^tfbench-snap' | xargs -r docker volume rm -f >/dev/null 2>&1 || true
-  if [ "$remote_n" != 0 ] && [ -d "$repo/.build/engines/tls/client" ]; then
+  # The sandboxes a run cut off left on the other engines it uses, whose
+  # next apply would refuse their names (Podman matches a name without
+  # its leading slash).
+  local e
+  for e in tls podman rootless; do
+    "$repo/scripts/engines.sh" running "$e" 2>/dev/null || continue
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
-    env $("$repo/scripts/engines.sh" env tls) docker ps -aq --filter name='^/tfbench-' |
-      env $("$repo/scripts/engines.sh" env tls) xargs -r docker rm -f >/dev/null 2>&1 || true
-  fi
+    env $("$repo/scripts/engines.sh" env "$e") docker ps -aq --filter name='^/?tfbench-' |
+      env $("$repo/scripts/engines.sh" env "$e") xargs -r docker rm -f >/dev/null 2>&1 || true
+  done
 }
 cleanup_cluster() {
   cleanup
@@ -253,8 +258,9 @@ done
 # host, interleaved, at BENCH_REMOTE_N.
 if [ "$remote_n" != 0 ]; then
   for e in tls ssh; do
-    # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
-    if ! env $("$repo/scripts/engines.sh" env "$e") timeout 20 docker version >/dev/null 2>&1; then
+    # Stopped at the end only when its process did not run before: an
+    # engine slow to answer beside the test passes is theirs.
+    if ! "$repo/scripts/engines.sh" running "$e" 2>/dev/null; then
       engines_started="$engines_started $e"
     fi
   done
@@ -316,8 +322,9 @@ wake_on="${BENCH_WAKE_ON:-local podman rootless tls ssh cluster}"
 if [ "$wake_n" != 0 ]; then
   for e in $wake_on; do
     case "$e" in local | cluster) continue ;; esac
-    # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
-    if ! env $("$repo/scripts/engines.sh" env "$e") timeout 20 docker version >/dev/null 2>&1; then
+    # Stopped at the end only when its process did not run before: an
+    # engine slow to answer beside the test passes is theirs.
+    if ! "$repo/scripts/engines.sh" running "$e" 2>/dev/null; then
       engines_started="$engines_started $e"
     fi
     "$repo/scripts/engines.sh" start "$e"
@@ -564,7 +571,10 @@ if [ "$files_counts" != 0 ]; then
   echo "less the framework's."
   echo
   awk -F'\t' -v counts="$files_counts" "$median_awk"'
-    function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
+    # Judged at the count the target is set for, as the snapshot rows are
+    # at their size: a smoke run of fewer files, beside other work, says
+    # nothing of it.
+    function verdict(ok) { if (hi < 2000) return "not judged below 2000 files"; if (!ok) missed++; return ok ? "met" : "NOT MET" }
     function diff(where, p) { return median(secs[where, hi, p]) - median(secs[where, lo, p]) }
     $2 == "files" || $2 == "files-alone" || $2 == "files-framework" { secs[$2, $1, $3] = secs[$2, $1, $3] " " $4 }
     END {

@@ -21,18 +21,19 @@
 #           the test Podman engines and the test cluster are told to allow
 #
 # Usage: engines.sh start NAME... | stop [NAME...] | env local|NAME
-#        engines.sh with-scratch COMMAND...
+#        engines.sh running NAME... | with-scratch COMMAND...
 #
 # `env NAME` prints the variables that point the provider and the tests at
 # that engine (DOCKER_HOST and friends, and for ssh a PATH whose `ssh` reads
 # the generated client configuration, as a user's ~/.ssh/config would), and
 # the SANDBOX_TEST_* variables that name the TLS engine and the SSH host for
 # the connection tests; `env local` only the latter.
-# Everything generated lives in .build/engines; starting needs root.
+# Everything generated lives in .build/engines (or SANDBOX_ENGINES_STATE);
+# starting needs root.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-state="$repo/.build/engines"
+state="${SANDBOX_ENGINES_STATE:-$repo/.build/engines}"
 # The daemons started here must not work in the clone (runsc, for one,
 # writes files into its working directory).
 caller_dir="$PWD"
@@ -81,6 +82,34 @@ wait_until() {
 
 alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
+# answers NAME CHECK...: whether the engine NAME answers CHECK. One that
+# does not at once but whose process is alive (running NAME) is asked again
+# for two minutes: an engine slowed by the tests beside it is in use, and a
+# start never stops it for a slow answer (the benchmark starts the engines
+# beside the passes; a restart of rootless Podman runs podman system
+# migrate, which stops every container of the user).
+answers() {
+  local name="$1"
+  shift
+  "$@" >/dev/null 2>&1 && return 0
+  running "$name" || return 1
+  say "$name: running but slow to answer; asking again for up to two minutes"
+  wait_until 120 "$@"
+}
+
+# running NAME: whether the engine's process that a start here began is
+# alive, however slowly it answers.
+running() {
+  case "$1" in
+  tls) alive "$(cat "$tls_pid" 2>/dev/null || true)" ;;
+  ssh) alive "$(cat "$state/ssh/sshd.pid" 2>/dev/null || true)" ;;
+  podman | rootless) alive "$(cat "$state/$1/service.pid" 2>/dev/null || true)" ;;
+  registry) alive "$(cat "$state/registry/registry.pid" 2>/dev/null || true)" ;;
+  scratch) alive "$(cat "$scratch_pid" 2>/dev/null || true)" ;;
+  *) die "running: unknown engine $1" ;;
+  esac
+}
+
 # stop_pid PIDFILE: stops the process in PIDFILE and waits for it to go.
 stop_pid() {
   local pid
@@ -128,8 +157,12 @@ stop_dockerd() {
 # load_image ENV...: copies the test image from the local engine into the
 # engine the environment names.
 load_image() {
-  docker image inspect "$image" >/dev/null 2>&1 ||
+  local want
+  want="$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null)" ||
     die "the local engine has no $image: run make image first"
+  # Loaded again only when the engine lacks it or has another build: a
+  # load beside a pass's builds FROM it is work for nothing.
+  [ "$(env "$@" docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)" = "$want" ] && return 0
   docker save "$image" | env "$@" docker load -q >/dev/null
 }
 
@@ -170,7 +203,7 @@ tls_answers() { env $(tls_env) timeout 5 docker info; }
 
 start_tls() {
   need_root tls
-  if tls_answers >/dev/null 2>&1; then say "tls: answering"; return 0; fi
+  if answers tls tls_answers; then say "tls: answering"; return 0; fi
   stop_tls
   tls_certs
   bridge "$tls_bridge" "$tls_subnet"
@@ -208,6 +241,13 @@ start_ssh() {
   need_root ssh
   install_packages openssh-server
   local d="$state/ssh"
+  # An sshd started here and answering is left as it is, its files too: a
+  # test beside this start may be logging in with them.
+  if running ssh && [ -x "$d/bin/ssh" ] &&
+    wait_until 60 "$d/bin/ssh" -o BatchMode=yes -p "$ssh_port" root@127.0.0.1 true; then
+    say "ssh: answering; the far side is the local engine"
+    return 0
+  fi
   mkdir -p "$d/bin" /run/sshd
   [ -s "$d/host_key" ] || ssh-keygen -q -t ed25519 -N '' -C tfsandbox-test-host -f "$d/host_key"
   [ -s "$d/client_key" ] || ssh-keygen -q -t ed25519 -N '' -C tfsandbox-test-client -f "$d/client_key"
@@ -317,7 +357,7 @@ start_podman() {
   # changing the machine's own /etc/containers.
   podman_conf "$d/containers.conf"
   registries_conf "$d/registries.conf"
-  if podman_answers >/dev/null 2>&1; then say "podman: answering"; else
+  if answers podman podman_answers; then say "podman: answering"; else
     stop_podman
     say "podman: starting the API service on unix://$podman_sock"
     serve_podman podman "$d" podman_answers \
@@ -349,7 +389,10 @@ as_rootless() {
 
 # start_rootless makes the user (with subordinate IDs, as useradd gives
 # them) and starts its API service. The user's own containers.conf lowers
-# the default ulimits, as the Podman guide says; nothing else is set.
+# the default ulimits, as the Podman guide says, and its storage.conf names
+# the overlay driver, as the storage.conf of Debian's containers-storage
+# package (which a Podman installed with its recommended packages has)
+# does; nothing else is set.
 start_rootless() {
   need_root rootless
   install_packages podman catatonit uidmap slirp4netns
@@ -365,15 +408,35 @@ start_rootless() {
   install -d -o "$rootless_user" -g "$rootless_user" "$home/.config" "$home/.config/containers"
   printf '[containers]\n%s\n' "$podman_ulimits" >"$home/.config/containers/containers.conf"
   registries_conf "$home/.config/containers/registries.conf"
-  chown "$rootless_user:" "$home/.config/containers/containers.conf" "$home/.config/containers/registries.conf"
+  # Without a storage.conf, rootless Podman 4 falls back to vfs, which
+  # copies an image's whole tree for every container and build step: the
+  # rootless pass ran three to six times as long as rootful Podman's.
+  printf '[storage]\ndriver = "overlay"\n' >"$home/.config/containers/storage.conf"
+  chown "$rootless_user:" "$home/.config/containers/containers.conf" "$home/.config/containers/registries.conf" \
+    "$home/.config/containers/storage.conf"
   mkdir -p "$state/rootless"
   # What a systemd host has and this machine may not: / as a shared mount
   # (rootless Podman's network namespace mounts through it) and a tun
   # device every user may open (slirp4netns, for sandboxes with a network).
   if [ "$(findmnt -no PROPAGATION /)" = private ]; then mount --make-rshared /; fi
   chmod 0666 /dev/net/tun
-  if rootless_answers >/dev/null 2>&1; then say "rootless: answering"; else
+  if answers rootless rootless_answers; then say "rootless: answering"; else
     stop_rootless
+    # The test user's store, made by a run before with another driver, is
+    # made again: Podman refuses a store of another driver. Only when
+    # Podman says so (it names another driver, or refuses the store's):
+    # the reset removes every container and image, and a podman info that
+    # failed for another reason proves nothing.
+    local driver reset=""
+    if driver="$(as_rootless podman info --format '{{.Store.GraphDriverName}}' 2>"$state/rootless/info.err")"; then
+      [ "$driver" = overlay ] || reset="it has the driver $driver"
+    elif grep -q 'graph driver.*does not match\|database configuration mismatch' "$state/rootless/info.err"; then
+      reset="$(head -n 1 "$state/rootless/info.err")"
+    fi
+    if [ -n "$reset" ]; then
+      say "rootless: making the test user's store again, with the overlay driver: $reset"
+      as_rootless podman system reset --force >/dev/null 2>&1 || true
+    fi
     # A pause process left from before would keep the old mounts.
     as_rootless podman system migrate >/dev/null 2>&1 || true
     say "rootless: starting the API service of $rootless_user on $(rootless_env | cut -d= -f2)"
@@ -461,7 +524,7 @@ auth:
     realm: tfsandbox-test
     path: $d/htpasswd
 YML
-  if registry_answers; then say "registry: answering"; return; fi
+  if answers registry registry_answers; then say "registry: answering"; return; fi
   stop_registry
   say "registry: starting on http://127.0.0.1:$registry_port"
   setsid docker-registry serve "$d/config.yml" >"$d/registry.log" 2>&1 </dev/null &
@@ -501,6 +564,7 @@ shift || true
 [ "$#" -gt 0 ] || set -- "${all[@]}"
 case "$cmd" in
 start) for e in "$@"; do "start_$e"; done ;;
+running) for e in "$@"; do running "$e"; done ;;
 stop) for e in "$@"; do "stop_$e"; done ;;
 with-scratch)
   # with-scratch COMMAND...: runs COMMAND with scripts/ensure-engine.sh's
@@ -512,5 +576,5 @@ env)
   [ "$1" = local ] || "$1_env"
   test_env
   ;;
-*) die "usage: engines.sh start NAME... | stop [NAME...] | env NAME | with-scratch COMMAND... (NAME: ${all[*]})" ;;
+*) die "usage: engines.sh start NAME... | stop [NAME...] | running NAME... | env NAME | with-scratch COMMAND... (NAME: ${all[*]})" ;;
 esac

@@ -15,6 +15,11 @@
 #   oldest  the machine's engine under the oldest Terraform supported
 #           (SANDBOX_TERRAFORM_OLDEST_PATH, 1.11)
 #   tofu    the machine's engine under OpenTofu (SANDBOX_TOFU_PATH)
+#   bench   no test: the benchmark's smoke run (bench/run.sh at two
+#           sandboxes, one round) against every engine and the cluster,
+#           which the passes before it left running. Its timings are no
+#           results. Not among the default passes: SANDBOX_TEST_BENCH=1
+#           adds it (.ci/run) right after the cluster's pass.
 #
 # Every pass but those two runs under TF_ACC_TERRAFORM_PATH, the current
 # Terraform (`make terraform`).
@@ -97,6 +102,8 @@ run_package() {
     "$tests/testreport" "${report[@]}" -pass "${SANDBOX_TEST_PASS:-}" -times "$times" >"$log" 2>&1 ||
     status=1
   took="$((($(date +%s%N) - start) / 1000000))"
+  # Each package's seconds in its pass, for the summary at the end.
+  printf '%s\t%s\t%d\n' "${SANDBOX_TEST_PASS:-}" "${pkg##*/}" "$((took / 1000))" >>"$tests/packages.tsv"
   took="$((took / 1000)).$(printf %03d $((took % 1000)))s"
   # One package's output at a time.
   {
@@ -126,6 +133,11 @@ run_tests() {
 }
 
 passes="${SANDBOX_TEST_PASSES:-faults local podman cluster rootless tls ssh oldest tofu}"
+# The smoke run comes right after the cluster's pass, whose cluster it
+# uses.
+if [ "${SANDBOX_TEST_BENCH:-}" = 1 ]; then
+  case " $passes " in *" cluster "*) passes="${passes/cluster/cluster bench}" ;; *) passes+=" bench" ;; esac
+fi
 image="${SANDBOX_TEST_IMAGE:-tfsandbox/busybox:latest}"
 terraform="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform || true)}"
 [ -n "$terraform" ] || { echo "terraform is not on PATH" >&2; exit 1; }
@@ -139,11 +151,11 @@ if [ -n "${TF_CLI_CONFIG_FILE:-}" ] && [ ! -e "$TF_CLI_CONFIG_FILE" ]; then unse
 export SANDBOX_TOFU_PATH="$tofu" SANDBOX_TERRAFORM_PATH="$terraform" SANDBOX_TEST_IMAGE="$image"
 
 for p in $passes; do
-  case "$p" in faults | local | cluster | podman | rootless | tls | ssh) ;;
+  case "$p" in faults | local | cluster | podman | rootless | tls | ssh | bench) ;;
   tofu) [ -x "$tofu" ] || [ "${SANDBOX_AWAIT_BUILDS:-}" = 1 ] ||
     { echo "no OpenTofu at $tofu: build it with \`make tofu\`" >&2; exit 1; } ;;
   oldest) [ -x "$oldest" ] || { echo "set SANDBOX_TERRAFORM_OLDEST_PATH to Terraform 1.11 for the oldest pass" >&2; exit 1; } ;;
-  *) echo "unknown pass $p (faults, local, cluster, podman, rootless, tls, ssh, oldest, tofu)" >&2; exit 1 ;;
+  *) echo "unknown pass $p (faults, local, cluster, podman, rootless, tls, ssh, oldest, tofu, bench)" >&2; exit 1 ;;
   esac
 done
 
@@ -209,8 +221,9 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 #             timeouts, Ctrl-C and failures; and terraform query of the
 #             sandboxes and volumes a lost state left.
 #             The whole of containerresource takes Podman over 20 minutes
-#   rootless  on rootless Podman, the rest of Podman's API (a build and the
-#             labels it passes on, volumes, a file read) and what rootless
+#   rootless  on rootless Podman, the rest of Podman's API (a build, the
+#             labels it passes on and its removal that keeps an untagged
+#             base, volumes, a file read) and what rootless
 #             changes: limits applied or refused, volume bounds, hardening,
 #             ports, the isolation core, files, workspaces, a crash loop,
 #             the exec kill, and a snapshot restored here and on Docker
@@ -232,7 +245,7 @@ case " $passes " in *" rootless "*) scripts/engines.sh start rootless ;; esac
 core_tests='TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|cliInterruptedApplyConverges)$'
 podman_tests='^(TestAccContainer_(isolatedCreateAndImport|removedOutOfBandIsRecreatedIsolated|reattachedToNetworkIsReplacedIsolated|stoppedOrPausedIsStartedInPlace|addingNetworkModeForcesReplacement|hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|unsafeCapabilityNeedsEscapeHatch|limitsEnforcedByKernel|limitsUpdatedInPlace|filesWrittenBeforeStart|filesWithReadOnlyRoot|filesSameByContent|inheritedLabelsProveNothing|copiedLabelsProveNothing|crashLoopIsDrift|exitingCommandFailsCreate|exitingCommandAmongManyIsCaught|exitingCommandFailsWake|sleepFreezeAndWake|breachedAsleepIsReplaced|interruptedWakeConverges|expiry|randomInterruptsNeverLeak|cliInterruptedApplyConverges|createCutOffAfterTheEngineMadeItLeavesNothing|workspaceSurvivesEveryReplacement|secretEnvNeverStored|queryFindsWhatAKilledApplyLeft|privateRegistry|registryPasswordNeverShown)|TestAccExec_(timeoutKillsWhatTheSandboxHides|ctrlCKillsWhatTheSandboxHides|failuresAndTimeouts|secretsStayOutOfErrorsAndLogs)|TestAccSnapshot_(restoredByteForByte|sparseFileOfEveryByteIsRefusedAtOnce|swapsStayOutside)|TestAccVolume_queryFindsVolumesAStateLost|TestAccArchive_enginesUnpackWhatTheProviderChecked)$'
 podman_skip='^TestAccContainer_(twoEnginesOneConfiguration|frozenEngineFailsPlanInBoundedTime)$'
-rootless_tests="^(TestAccImage_(buildAndRebuild|inheritedLabelsDoNotMakeATagOurs|queryFindsWhatItBuilt|privateBaseImage)$|TestAccSnapshot_(restoredByteForByte|resumedOnTheMachinesDocker|swapsStayOutside)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccArchive_enginesUnpackWhatTheProviderChecked$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift|privateRegistry|sleepFreezeAndWake|expiry)$|$core_tests)"
+rootless_tests="^(TestAccImage_(buildAndRebuild|destroyKeepsAnUntaggedBaseItDidNotBuild|inheritedLabelsDoNotMakeATagOurs|queryFindsWhatItBuilt|privateBaseImage)$|TestAccSnapshot_(restoredByteForByte|resumedOnTheMachinesDocker|swapsStayOutside)$|TestAccVolume_(lifecycle|seededFromSource|memoryVolumeIsBounded|diskSizeIsEnforcedOrRefused)$|TestAccFileDataSource_readsResults$|TestAccArchive_enginesUnpackWhatTheProviderChecked$|TestAccExec_(timeoutKillsWhatTheSandboxHides|failuresAndTimeouts)$|TestAccContainer_(hardenedSandbox|capabilities|noNewPrivilegesBlocksSetuid|limitsEnforcedByKernel|limitsUpdatedInPlace|portsBindToLoopback|workspaceSurvivesEveryReplacement|filesWithReadOnlyRoot|crashLoopIsDrift|privateRegistry|sleepFreezeAndWake|expiry)$|$core_tests)"
 transport_tests="^(TestAccExec_failuresAndTimeouts$|TestAccSnapshot_restoredByteForByte$|TestAccImage_buildAndRebuild$|TestAccFileDataSource_readsResults$|TestAccVolume_seededFromSource$|TestAccContainer_(filesWrittenBeforeStart|copiedLabelsProveNothing|sleepFreezeAndWake|expiry|expiryOnAnotherEnginesSocket)$|$core_tests)"
 # The fault test of a create recorded pending (above, the faults pass).
 pending_tests='TestEngineKilledDuringApplyConverges'
@@ -259,18 +272,92 @@ await() {
   [ $((SECONDS - start)) -lt 5 ] || echo "== the build of $1 ended after $((SECONDS - start)) s of waiting"
 }
 
+# The cluster is stopped after the last pass that uses it.
+cluster_last=cluster
+case " $passes " in *" bench "*) cluster_last=bench ;; esac
+
+# clock S prints S seconds as M:SS.
+clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+spans="$(mktemp)"
+
+# Where the CPU goes (CI's two cores are the passes' limit): each pass's
+# own processes (the test binaries, terraform and the providers, helpers
+# the tests run), from the CPU its lane's shell's children used; the
+# machine's busy time; and the long-lived processes beside the passes (the
+# engines, the cluster), each pid's CPU since the tests began (the
+# cluster's read before it stops).
+cpu="$tests/cpu"
+mkdir -p "$cpu"
+# children_cpu sets children to the CPU seconds this shell's children
+# that ended used: `times` runs in this shell, into a file (in a command
+# substitution's subshell, it would count that subshell's children).
+children_cpu() {
+  local file="$cpu/times.$BASHPID"
+  times >"$file"
+  children="$(awk 'function s(x, a) { split(x, a, "m"); sub(/s$/, "", a[2]); return a[1] * 60 + a[2] }
+    NR == 2 { printf "%d\n", s($1) + s($2) }' "$file")"
+}
+# machine_cpu prints the machine's busy and total CPU time since boot, in
+# clock ticks.
+machine_cpu() {
+  awk '$1 == "cpu" { idle = $5 + $6; for (i = 2; i <= NF; i++) all += $i; printf "%d %d\n", all - idle, all }' /proc/stat
+}
+# processes_cpu FILE records each process's pid, name and CPU seconds
+# (ps's times).
+processes_cpu() { ps -eo pid=,comm=,times= >"$cpu/$1"; }
+processes_cpu start
+machine_cpu >"$cpu/machine.start"
+
 failed=()
 run_pass() {
-  local p="$1" start=$SECONDS status=0
+  local p="$1" start=$SECONDS status=0 children used
+  children_cpu
+  used="$children"
+  if [ "$p" = bench ]; then
+    printf '\n== the benchmark'"'"'s smoke run (make bench at 2 sandboxes, one round, every backend; its timings are no results)\n'
+    # The phases wait at most a second for a quiet machine, not 30 s
+    # each: the passes beside it keep the machine busy.
+    local log="$tests/bench.log"
+    BENCH_SETTLE_MAX=1s BENCH_N=2 BENCH_ROUNDS=1 BENCH_WAKE=2 BENCH_CLAIMS=2 BENCH_REMOTE_N=2 BENCH_FILES="20 200" \
+      BENCH_CLUSTER_N=2 BENCH_SNAPSHOT_MB=16 BENCH_SNAPSHOT_FILES=100 BENCH_SNAPSHOT_DEEP=500 bench/run.sh 2>&1 |
+      tee "$log" || status=1
+    if [ "$status" != 0 ]; then
+      # Why, in the summary at the end: the last lines that say so.
+      printf 'bench\tbench\tsmoke run\tfail\t%d\t%s\n' "$((SECONDS - start))" \
+        "$(grep -iE 'fail|error|refused|not met|timed out' "$log" | tail -n 3 | tr '\n\t' '  ' | cut -c1-400)" >>"$times"
+    fi
+  else
+    run_tests_of "$p" || status=1
+  fi
+  # The cluster's API server, etcd and kubelet would take the CPU the
+  # passes after the last that uses it need. A failed stop fails the
+  # pass, and the passes after it still run.
+  if [ "$p" = "$cluster_last" ] && [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ]; then
+    processes_cpu cluster
+    scripts/cluster.sh stop || status=1
+  fi
+  children_cpu
+  echo "$p $((children - used))" >>"$cpu/passes"
+  local took=$((SECONDS - start))
+  # Each pass's span, for the summary at the end (CI shows only the end).
+  echo "$p $(clock "$start")-$(clock "$SECONDS")" >>"$spans"
+  took="$((took / 60)):$(printf %02d $((took % 60))) ($took s)"
+  if [ "$status" = 0 ]; then
+    echo "== $p: passed in $took"
+  else
+    echo "== $p: FAILED after $took"
+    failed+=("$p")
+  fi
+}
+
+# run_tests_of PASS runs the pass's tests; it fails when one fails.
+run_tests_of() {
+  local p="$1" status=0
   local cli=(TF_ACC_TERRAFORM_PATH="$terraform") engine="$p" timeout=20m
   local run='^TestAcc' skip='' verbose=0 pkgs=("${acc_packages[@]}")
   case "$p" in
   tofu)
-    if ! await tofu; then
-      echo "== $p: FAILED (no OpenTofu)"
-      failed+=("$p")
-      return
-    fi
+    await tofu || { echo "== no OpenTofu"; return 1; }
     # plugin-testing serves the provider as <host>/hashicorp/sandbox; under
     # OpenTofu an unqualified "sandbox" means registry.opentofu.org.
     cli=(TF_ACC_TERRAFORM_PATH="$tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org)
@@ -305,12 +392,8 @@ run_pass() {
     timeout=35m
     ;;
   cluster)
-    if ! await cluster; then
-      echo "== $p: FAILED (no cluster binaries)"
-      failed+=("$p")
-      return
-    fi
-    scripts/cluster.sh start
+    await cluster || { echo "== no cluster binaries"; return 1; }
+    scripts/cluster.sh start || return 1
     printf '\n== the Kubernetes backend'"'"'s tests against the test cluster\n'
     # shellcheck disable=SC2046 # one VAR=value per line, none with spaces
     export $(scripts/cluster.sh env)
@@ -323,6 +406,7 @@ run_pass() {
     scripts/engines.sh start scratch
     printf '\n== fault tests on the throwaway engine\n'
     scripts/engines.sh with-scratch scripts/test-ensure-engine.sh || status=1
+    scripts/test-engines.sh || status=1
     cli+=(SANDBOX_FAULTS=1)
     engine=scratch run=. verbose=1 pkgs=(internal/faults)
     ;;
@@ -353,20 +437,7 @@ run_pass() {
       run_tests "$timeout" "^$pending_tests\$" '' 1 internal/faults) || status=1
     scripts/engines.sh stop scratch || status=1
   fi
-  # The cluster's API server, etcd and kubelet would take the CPU the
-  # passes after it need. A failed stop fails the pass, and the passes
-  # after it still run.
-  if [ "$p" = cluster ] && [ "${SANDBOX_KEEP_ENGINES:-}" != 1 ]; then
-    scripts/cluster.sh stop || status=1
-  fi
-  local took=$((SECONDS - start))
-  took="$((took / 60)):$(printf %02d $((took % 60))) ($took s)"
-  if [ "$status" = 0 ]; then
-    echo "== $p: passed in $took"
-  else
-    echo "== $p: FAILED after $took"
-    failed+=("$p")
-  fi
+  return "$status"
 }
 # Passes that share no engine run side by side, in two lanes (a pass waits
 # on its engine as much as on the CPU): the throwaway engine's, the
@@ -384,7 +455,7 @@ lane() {
 if [ "${SANDBOX_TEST_SIDE_BY_SIDE:-1}" = 1 ]; then
   lane_a=() lane_b=()
   for p in $passes; do
-    case "$p" in faults | cluster | podman) lane_a+=("$p") ;; *) lane_b+=("$p") ;; esac
+    case "$p" in faults | cluster | podman | bench) lane_a+=("$p") ;; *) lane_b+=("$p") ;; esac
   done
   (lane "${lane_a[@]}") 2>&1 | sed -u 's/^/[a] /' &
   lane_a_pid=$!
@@ -397,6 +468,29 @@ fi
 mapfile -t failed <"$failures"
 rm -f "$failures"
 
+# Every pass's span in one line, in minutes since the tests began.
+echo "== passes (from-to, minutes into the tests): $(sort -t' ' -k2 -V "$spans" | tr '\n' ' ')"
+rm -f "$spans"
+# The slowest packages and tests, which make a pass long (CI shows only
+# the end).
+echo "== slowest packages (pass:package seconds): $(sort -t$'\t' -k3,3 -g -r "$tests/packages.tsv" 2>/dev/null |
+  head -n 10 | awk -F'\t' '{ printf "%s:%s %d; ", $1, $2, $3 }')"
+echo "== slowest tests (pass:test seconds): $(sort -t$'\t' -k5,5 -g -r "$times" | head -n 12 |
+  awk -F'\t' '{ sub(/^TestAcc/, "", $3); printf "%s:%s %d; ", $1, $3, $5 }')"
+
+# The CPU seconds: the machine's, each pass's own, and the ten processes
+# beside them (by name) that used the most since the tests began.
+processes_cpu end
+read -r busy0 all0 <"$cpu/machine.start"
+read -r busy1 all1 < <(machine_cpu)
+hz="$(getconf CLK_TCK)"
+echo "== CPU seconds: busy $(((busy1 - busy0) / hz)) of $(((all1 - all0) / hz)); passes' own: $(tr '\n' ' ' <"$cpu/passes" 2>/dev/null);" \
+  "beside them: $(cat "$cpu/cluster" "$cpu/end" 2>/dev/null | awk -v start="$cpu/start" '
+    BEGIN { while ((getline line < start) > 0) { split(line, f, " "); before[f[1] " " f[2]] = f[3] } }
+    { t[$1 " " $2] = $3 }
+    END { for (k in t) { split(k, f, " "); by[f[2]] += t[k] - before[k] }
+      for (n in by) if (by[n] > 0) print by[n], n }' | sort -rn | head -n 10 | awk '{ printf "%s %d; ", $2, $1 }')"
+
 after="$(canary_state)"
 if [ "$after" != "$before" ]; then
   echo "the machine's engine was disturbed: the canary was '$before', and is now '$after'" >&2
@@ -407,7 +501,7 @@ fi
 if [ "${#failed[@]}" -gt 0 ]; then
   # CI shows the end of its log: the failed tests, whose output is above.
   echo "== tests that failed (pass, package, test, seconds):" >&2
-  awk -F'\t' '$4 == "fail" { sub(/.*\//, "", $2); printf "   %s\t%s\t%s\t%ss\n", $1, $2, $3, $5 }' "$times" >&2
+  awk -F'\t' '$4 == "fail" { sub(/.*\//, "", $2); printf "   %s\t%s\t%s\t%ss\n      %s\n", $1, $2, $3, $5, $6 }' "$times" >&2
   echo "tests failed: ${failed[*]}" >&2
   exit 1
 fi

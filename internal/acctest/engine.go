@@ -76,11 +76,7 @@ func Inspect(t *testing.T, idOrName string) engine.Sandbox {
 // the engine dropped (rootless Podman's service did, once in a CI run, under
 // the parallel suite's load) is run again, up to twice.
 func ExecOK(ctx context.Context, t *testing.T, id string, cmd ...string) (string, error) {
-	res, err := Engine(t).Exec(ctx, id, cmd...)
-	for attempt := 1; attempt < 3 && engine.DroppedAnswer(err); attempt++ {
-		t.Logf("exec %v in %s: the engine dropped the connection (%v): running it again", cmd, id, err)
-		res, err = Engine(t).Exec(ctx, id, cmd...)
-	}
+	res, err := Exec(ctx, t, id, cmd...)
 	if err != nil {
 		return "", err
 	}
@@ -88,6 +84,19 @@ func ExecOK(ctx context.Context, t *testing.T, id string, cmd ...string) (string
 		return "", fmt.Errorf("%v exited %d: %s", cmd, res.ExitCode, res.Stderr)
 	}
 	return res.Stdout, nil
+}
+
+// Exec runs a probe in the container, as the engine's Exec does, and
+// again, up to twice, when the engine dropped the connection before the
+// command's end (rootless Podman under load): for a command that may run
+// twice, as a test's probes do.
+func Exec(ctx context.Context, t *testing.T, id string, cmd ...string) (engine.ExecResult, error) {
+	res, err := Engine(t).Exec(ctx, id, cmd...)
+	for attempt := 1; attempt < 3 && engine.DroppedAnswer(err); attempt++ {
+		t.Logf("exec %v in %s: the engine dropped the connection (%v): running it again", cmd, id, err)
+		res, err = Engine(t).Exec(ctx, id, cmd...)
+	}
+	return res, err
 }
 
 // interfaces lists the network interfaces a process inside the container

@@ -146,6 +146,20 @@ func Facts(t *testing.T) engine.Facts {
 	return f
 }
 
+// DefaultSeccomp is the seccomp filter the engine under test applies by
+// default, with its profile read as a plan of a new sandbox reads it.
+func DefaultSeccomp(t *testing.T) engine.Seccomp {
+	t.Helper()
+	s := Facts(t).Seccomp
+	if d, ok := Engine(t).Backend(context.Background()).(engine.SeccompDefaults); ok {
+		var err error
+		if s, err = d.DefaultSeccomp(context.Background()); err != nil {
+			t.Fatalf("asking the engine for its seccomp profile: %v", err)
+		}
+	}
+	return s
+}
+
 // EnforcesLimits reports whether the engine under test applies memory,
 // CPU and process limits and ulimits. Where it does not (rootless Podman without
 // delegated cgroup controllers), a sandbox that asks for them is refused at

@@ -141,18 +141,43 @@ func sweep(string) error {
 }
 
 // RemoveIdleWarden removes now the expiry warden of the engine under
-// test, unless a sandbox with an expiry is there: a test of how the
-// provider makes one starts without it.
+// test, for a test of how the provider makes one, which runs when no other
+// test's sandbox with an expiry is there. A sandbox with an expiry that is
+// still to come, or that runs, is another test's: the test fails naming
+// it, since the warden it needs would serve this test instead of the one
+// it means to make. One stopped past its expiry (left by a run that was
+// killed) needs no warden now.
 func RemoveIdleWarden(t *testing.T) {
 	t.Helper()
-	if err := removeIdleWarden(context.Background(), Docker(t)); err != nil {
+	ctx := context.Background()
+	expiring, err := expiringSandboxes(ctx, Docker(t))
+	if err != nil {
+		t.Fatalf("listing the sandboxes with an expiry: %v", err)
+	}
+	var guarded []string
+	for _, c := range expiring {
+		at, _ := time.Parse(time.RFC3339, c.Labels[engine.LabelExpiresAt])
+		if c.State == container.StateRunning || c.State == container.StatePaused || at.After(time.Now()) {
+			guarded = append(guarded, fmt.Sprintf("%v (%s, expires at %s)", c.Names, c.State, at.Format(time.RFC3339)))
+		}
+	}
+	if len(guarded) > 0 {
+		t.Fatalf("the engine has sandboxes with an expiry that its expiry warden guards, so this test cannot "+
+			"begin without one: %s", strings.Join(guarded, ", "))
+	}
+	if err := removeHelpers(ctx, Docker(t), "warden"); err != nil {
 		t.Fatalf("removing the expiry warden: %v", err)
 	}
 }
 
-func removeIdleWarden(ctx context.Context, api *client.Client) error {
-	expiring, err := api.ContainerList(ctx, container.ListOptions{All: true,
+// expiringSandboxes are the containers, running or not, with an expiry.
+func expiringSandboxes(ctx context.Context, api *client.Client) ([]container.Summary, error) {
+	return api.ContainerList(ctx, container.ListOptions{All: true,
 		Filters: filters.NewArgs(filters.Arg("label", engine.LabelExpiresAt))})
+}
+
+func removeIdleWarden(ctx context.Context, api *client.Client) error {
+	expiring, err := expiringSandboxes(ctx, api)
 	if err == nil && len(expiring) == 0 {
 		err = removeHelpers(ctx, api, "warden")
 	}
@@ -184,7 +209,7 @@ func removeHelpers(ctx context.Context, api *client.Client, resourceType string)
 	for _, c := range list {
 		errs = append(errs, api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}))
 	}
-	images, err := api.ImageList(ctx, image.ListOptions{Filters: helpers})
+	images, err := listImages(ctx, api, image.ListOptions{Filters: helpers})
 	errs = append(errs, err)
 	for _, img := range images {
 		if _, err := api.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !engine.IsNotFound(err) {
@@ -232,16 +257,9 @@ func ImagesNamed(t *testing.T, prefix string) []string {
 // tagsNamed maps the tags whose repository starts with prefix to the IDs
 // of their images.
 func tagsNamed(ctx context.Context, api *client.Client, prefix string) (map[string]string, error) {
-	// Podman's list can fail while another image is being removed or a
-	// build commits one ("image not known"), which under the parallel
-	// suite's load lasted more than 5 s once: ask again, for up to 30 s.
-	list, err := api.ImageList(ctx, image.ListOptions{})
-	for attempt := 1; err != nil && attempt < 15; attempt++ {
-		time.Sleep(2 * time.Second)
-		list, err = api.ImageList(ctx, image.ListOptions{})
-	}
+	list, err := listImages(ctx, api, image.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("listing images: %w", err)
+		return nil, err
 	}
 	tags := map[string]string{}
 	for _, img := range list {

@@ -17,6 +17,7 @@ import (
 	"github.com/docker/docker/pkg/jsonmessage"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The private registry the test set-up starts (scripts/engines.sh start
@@ -135,4 +136,50 @@ func ExpectSecretGone(t *testing.T, name string) {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// PullSecretAfterRefusal makes the image pull secret secret, with the
+// registry's credentials, in the test namespace once the pod pod's first
+// pull has been refused for want of it, as an operator that syncs pull
+// secrets into a namespace may make one late; it is removed when the test
+// ends. The channel gives the outcome once the secret is made, or when no
+// pod refused a pull within five minutes.
+func (r Registry) PullSecretAfterRefusal(t *testing.T, pod, secret string) <-chan error {
+	t.Helper()
+	core, _ := Cluster(t).API()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	done := make(chan error, 1)
+	t.Cleanup(func() {
+		cancel()
+		_ = core.Delete().Namespace(ClusterNamespace).Resource("secrets").Name(secret).Do(context.Background()).Error()
+	})
+	config := fmt.Sprintf(`{"auths":{%q:{"username":%q,"password":%q}}}`, r.Host, r.User, r.Password)
+	go func() {
+		for ctx.Err() == nil && !pullRefused(ctx, t, pod) {
+			time.Sleep(200 * time.Millisecond)
+		}
+		if ctx.Err() != nil {
+			done <- fmt.Errorf("pod %s's pull was not refused within five minutes", pod)
+			return
+		}
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: ClusterNamespace},
+			Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(config)}}
+		done <- core.Post().Namespace(ClusterNamespace).Resource("secrets").Body(s).Do(ctx).Error()
+	}()
+	return done
+}
+
+// pullRefused reports whether the pod's container waits for an image its
+// node could not pull.
+func pullRefused(ctx context.Context, t *testing.T, name string) bool {
+	pod, err := Pod(ctx, t, name)
+	if err != nil {
+		return false
+	}
+	for _, s := range pod.Status.ContainerStatuses {
+		if w := s.State.Waiting; w != nil && (w.Reason == "ErrImagePull" || w.Reason == "ImagePullBackOff") {
+			return true
+		}
+	}
+	return false
 }

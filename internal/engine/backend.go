@@ -138,6 +138,14 @@ type IsolatingAll interface {
 	IsolatesEverySandbox()
 }
 
+// SeccompDefaults is a backend whose Facts leave out which profile its
+// default seccomp filter is (Podman: its own API names it, at a cost
+// every plan would pay), read here when a plan needs it. Any other
+// backend's Facts say it.
+type SeccompDefaults interface {
+	DefaultSeccomp(ctx context.Context) (Seccomp, error)
+}
+
 // Renamer renames a sandbox in place; without it a new name replaces the
 // sandbox (a pod's name is fixed).
 type Renamer interface {
@@ -185,11 +193,12 @@ type HostPaths interface {
 type Images interface {
 	EnsureImage(ctx context.Context, ref string) (Image, error)
 	InspectImage(ctx context.Context, ref string) (Image, error)
-	BuildImage(ctx context.Context, spec BuildSpec, logf func(line string)) (string, error)
-	DeriveImage(ctx context.Context, base string, files []File, labels map[string]string) (string, error)
+	BuildImage(ctx context.Context, spec BuildSpec, logf func(line string)) (Built, error)
+	DeriveImage(ctx context.Context, base string, files []File, labels map[string]string) (Built, error)
 	TagImage(ctx context.Context, id, ref string) error
 	TagImageID(ctx context.Context, ref string) (string, error)
 	RemoveImage(ctx context.Context, ref string) error
+	RemoveBuilt(ctx context.Context, built Built) error
 	RemoveLeftBuilds(ctx context.Context, key, value string) error
 	ImagesLabelled(ctx context.Context, labels map[string]string) ([]string, error)
 	ContainersUsingImage(ctx context.Context, id string) ([]string, error)

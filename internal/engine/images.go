@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -37,6 +38,19 @@ func (e *ImageMissingError) Error() string {
 
 func (e *ImageMissingError) Unwrap() error { return e.PullErr }
 
+// ErrImageIDNotPullable is an ImageMissingError's cause when its reference
+// is an image ID: an ID names an image one engine made or loaded, which no
+// registry serves, so no pull is tried (Podman would ask docker.io for
+// "library/sha256").
+var ErrImageIDNotPullable = errors.New("an image ID names an image on one engine and cannot be pulled")
+
+// IsImageID says whether ref is a full image ID (sha256: and 64 hex
+// digits), as sandbox_image's image_id is.
+func IsImageID(ref string) bool {
+	hex, ok := strings.CutPrefix(ref, "sha256:")
+	return ok && len(hex) == 64 && strings.Trim(hex, "0123456789abcdef") == ""
+}
+
 // FamiliarTag is an image tag as the docker CLI prints it, for comparing
 // tags as engines write them: Podman writes them in full
 // (docker.io/library/agent:1), and local ones with a localhost/ prefix.
@@ -56,6 +70,17 @@ type BuildSpec struct {
 	BuildArgs  map[string]string
 	Target     string
 	Labels     map[string]string
+}
+
+// Built is an image a build made: its ID, and the images the build made
+// for its steps below it, oldest first (not those it found in its cache,
+// nor its base). No removal asks the engine to prune an image's untagged
+// parents, which may be a base image the provider did not make (an image
+// given by its ID, or another build's): whoever removes a built image
+// removes the intermediates it made with it (Images.RemoveBuilt).
+type Built struct {
+	ID            string
+	Intermediates []string
 }
 
 // BuildError is a build the engine ran and that failed: the step that

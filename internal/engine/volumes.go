@@ -91,6 +91,9 @@ type VolumeUser struct {
 	Writable  bool
 	Target    string // where it mounts the volume
 	Running   bool
+	// Paused is a running sandbox whose processes are frozen (not Running):
+	// whoever paused it may let it go at any moment.
+	Paused bool
 }
 
 // ObservedMounts are the named volumes and host paths mounted into the

@@ -54,9 +54,9 @@ var dynamicDetails = map[string]string{
 		"reads where the backend writes it",
 	"internal/provider/provider.go:Configure:unreachableDetail(client.Endpoint(), err)": "unreachableDetail, which ends with the checks to make, or " +
 		"the connection's own advice (TestAccProvider_unreachable*)",
-	"internal/resources/containerresource/create.go:writeAndStart:err.Error()": "awaitSnapshots, whose error ends with " +
+	"internal/resources/containerresource/create.go:startAsPlanned:err.Error()": "awaitSnapshots, whose error ends with " +
 		"the fix it is given (Raise timeouts.create)",
-	"internal/resources/containerresource/update.go:applyRunState:err.Error()": "awaitSnapshots, whose error ends with the " +
+	"internal/resources/containerresource/update.go:update:err.Error()": "awaitSnapshots, whose error ends with the " +
 		"fix it is given (Apply again)",
 	"internal/resources/poolresource/lifecycle.go:pools:err.Error()": "base.Ability, whose error says the plan " +
 		"should have refused and to report it",

@@ -1,7 +1,7 @@
 // Package volumetar is the program that reads a volume inside a helper:
 // the provider's own executable, copied into the helper, run as
 //
-//	terraform-provider-sandbox Command DIR NAME
+//	terraform-provider-sandbox Command DIR NAME [gzip]
 //
 // which writes DIR's tree to its standard output as a tar whose entries
 // lie under NAME, as an engine's archive endpoint would: each directory's
@@ -13,7 +13,9 @@
 // anywhere, and reads a file only through a descriptor it has checked is
 // a regular file, so that a directory swapped for a link to / or for a
 // FIFO is refused, never followed or waited on. What it writes is read by
-// package archive, as hostile as the volume it came from.
+// package archive, as hostile as the volume it came from. With gzip, the
+// tar is gzip-compressed at gzip's fastest level, for a reader at the
+// other end of a network (a cluster's API server).
 //
 //	terraform-provider-sandbox Command wait [SECONDS]
 //
@@ -26,15 +28,21 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Command is the argument that runs the program instead of the provider.
 const Command = "__tfsandbox_volume_tar"
+
+// Gzip is the last argument that compresses what the program writes.
+const Gzip = "gzip"
 
 // outBuffer is how much the program writes to its standard output at
 // once: the engine carries each write through its exec's pipes.
@@ -69,12 +77,21 @@ func Main(args []string) int {
 		}
 		return 0
 	}
-	if len(args) != 2 {
-		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME | wait\n", Command)
+	if len(args) != 2 && (len(args) != 3 || args[2] != Gzip) {
+		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME [%s] | wait\n", Command, Gzip)
 		return exitUsage
 	}
 	out := bufio.NewWriterSize(os.Stdout, outBuffer)
-	err := Write(out, args[0], args[1])
+	var w io.Writer = out
+	var zw *gzip.Writer
+	if len(args) == 3 {
+		zw, _ = gzip.NewWriterLevel(out, gzip.BestSpeed) // a valid level: no error
+		w = zw
+	}
+	err := Write(w, args[0], args[1])
+	if err == nil && zw != nil {
+		err = zw.Close()
+	}
 	if err == nil {
 		err = out.Flush()
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 )
 
@@ -146,4 +148,50 @@ func TestWalkASandboxSwapsStaysInside(t *testing.T) {
 	close(stop)
 	<-swapped
 	t.Logf("%d whole archives, %d reads that saw the volume change", whole, changed)
+}
+
+// mainOutput runs the program on args and returns its exit status and
+// what it wrote to its standard output.
+func mainOutput(t *testing.T, args ...string) (int, []byte) {
+	t.Helper()
+	out, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = out
+	status := Main(args)
+	os.Stdout = stdout
+	written, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, written
+}
+
+// Asked for gzip, the program writes the very archive it writes
+// otherwise, compressed; any other last argument is a usage error.
+func TestMainCompressesWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "text"), bytes.Repeat([]byte("a workspace's text "), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, plain := mainOutput(t, dir, "seed")
+	if status != 0 {
+		t.Fatalf("exit status %d", status)
+	}
+	status, compressed := mainOutput(t, dir, "seed", Gzip)
+	if status != 0 || len(compressed) >= len(plain)/4 {
+		t.Fatalf("exit status %d, %d bytes compressed from %d", status, len(compressed), len(plain))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(compressed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, plain) {
+		t.Errorf("uncompressed: %d bytes (%v), want the %d bytes of the plain archive", len(got), err, len(plain))
+	}
+	if status, _ := mainOutput(t, dir, "seed", "zstd"); status != exitUsage {
+		t.Errorf("an unknown compression: exit status %d, want %d", status, exitUsage)
+	}
 }

@@ -10,12 +10,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/pkg/jsonmessage"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -27,10 +25,12 @@ const buildTailLines = 20
 // BuildImage builds an image from spec with the engine's classic builder,
 // which needs no registry (FROM an image already on the engine works
 // offline) and takes the context as a tar, so remote engines build too.
-// Each line of output goes to logf. It returns the image's ID. A build has
-// no deadline of its own: it takes as long as its steps, within the
-// caller's (the create timeout).
-func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf func(line string)) (string, error) {
+// Each line of output goes to logf. It returns the image's ID, and the
+// intermediate images the build made, which the engine keeps when the
+// image is removed (RemoveBuilt removes both). A build has no deadline of
+// its own: it takes as long as its steps, within the caller's (the create
+// timeout).
+func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf func(line string)) (engine.Built, error) {
 	defer engine.InFlight()()
 	// The build token proves the provider built the image (provenance.go).
 	spec.Labels = maps.Clone(spec.Labels)
@@ -42,28 +42,28 @@ func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf fun
 	opts := buildOptions(spec)
 	var err error
 	if opts.AuthConfigs, err = c.buildAuth(); err != nil {
-		return "", err
+		return engine.Built{}, err
 	}
 	resp, err := c.api.ImageBuild(ctx, spec.Context, opts)
 	if err != nil {
-		return "", err
+		return engine.Built{}, err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	out := buildOutput{logf: logf}
 	if err := out.read(ctx, resp.Body); err != nil {
-		c.removeIntermediates(ctx, out.made)
-		return "", err
+		c.removeIntermediates(ctx, out.made, true)
+		return engine.Built{}, err
 	}
 	id := out.imageID()
 	if id == "" {
-		c.removeIntermediates(ctx, out.made)
-		return "", fmt.Errorf("the engine reported no image ID at the end of the build")
+		c.removeIntermediates(ctx, out.made, true)
+		return engine.Built{}, fmt.Errorf("the engine reported no image ID at the end of the build")
 	}
 	img, err := c.inspectImage(ctx, id)
 	if err != nil {
-		return "", fmt.Errorf("inspecting the image just built (%s): %w", id, err)
+		return engine.Built{}, fmt.Errorf("inspecting the image just built (%s): %w", id, err)
 	}
-	return img.ID, nil
+	return engine.Built{ID: img.ID, Intermediates: out.below(img.ID)}, nil
 }
 
 // buildOptions asks the classic builder for spec, with the intermediate
@@ -86,42 +86,6 @@ func buildOptions(spec engine.BuildSpec) build.ImageBuildOptions {
 	}
 	return opts
 }
-
-// removeIntermediates removes, newest first, the images a build that did
-// not finish made for its steps: with no final image on top of them, they
-// would be left dangling. The engine keeps any that a tag, a container or
-// another image still needs. It runs within its own deadline, even when
-// the build was cut off by Ctrl-C.
-func (c *Client) removeIntermediates(ctx context.Context, made []string) {
-	if len(made) == 0 {
-		return
-	}
-	// A build cut off goes on for a moment on the engine, whose step
-	// container holds the newest image until the engine removes it.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), intermediatesTimeout)
-	defer cancel()
-	for _, id := range slices.Backward(made) {
-		for {
-			err := c.within(ctx, "the request to remove an image", engine.QuickCallTimeout, func(ctx context.Context) error {
-				_, err := c.api.ImageRemove(ctx, id, image.RemoveOptions{})
-				return err
-			})
-			if !engine.IsConflict(err) || ctx.Err() != nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(250 * time.Millisecond):
-			}
-		}
-	}
-}
-
-// intermediatesTimeout bounds the removal of what a build that did not
-// finish made. 10 s ran out on an engine under load (the step's container
-// held the newest image past it, and the image was left dangling); 30 s
-// is the undo of a sandbox's create (cleanupTimeout).
-const intermediatesTimeout = 30 * time.Second
 
 // buildOutput follows a build's stream of JSON messages: each line goes to
 // logf, and it keeps the step under way, the last lines, the image ID, and
@@ -198,6 +162,19 @@ func (o *buildOutput) line(line string) {
 	}
 }
 
+// below are the images the build made for its steps other than final
+// (the image it ended with): its intermediates, oldest first.
+func (o *buildOutput) below(final string) []string {
+	final = strings.TrimPrefix(final, "sha256:")
+	var ids []string
+	for _, id := range o.made {
+		if !strings.HasPrefix(final, strings.TrimPrefix(id, "sha256:")) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // stepResult is what follows a step's result arrow, if line is one.
 func stepResult(line string) (string, bool) {
 	for _, arrow := range []string{"---> ", "--> "} {
@@ -224,16 +201,6 @@ var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 func isHexID(s string) bool {
 	s = strings.TrimPrefix(s, "sha256:")
 	return len(s) >= 12 && strings.Trim(s, "0123456789abcdef") == ""
-}
-
-// RemoveImage removes ref (an image ID or a tag). Given a tag, the engine
-// removes that tag, and the image only when no other tag names it. It
-// refuses, as a conflict, an image a container uses.
-func (c *Client) RemoveImage(ctx context.Context, ref string) error {
-	return c.within(ctx, "the request to remove an image", engine.SlowCallTimeout, func(ctx context.Context) error {
-		_, err := c.api.ImageRemove(ctx, ref, image.RemoveOptions{PruneChildren: true})
-		return err
-	})
 }
 
 // ContainersUsingImage returns the names of the containers, running or

@@ -58,6 +58,9 @@ type Client struct {
 
 	factsMu sync.Mutex
 	facts   *engine.Facts
+	// podmanMu guards podman, what Podman's own API said about itself.
+	podmanMu sync.Mutex
+	podman   *podmanInfo
 
 	// registries are the provider's registry credentials (UseRegistries).
 	registries engine.Registries
@@ -146,8 +149,13 @@ func (c *Client) Forwarder() (rt http.RoundTripper, scheme, host string) {
 // for what the Docker SDK does not ask: Podman's own API, a ping's
 // headers. The caller closes the body.
 func (c *Client) get(ctx context.Context, path string) (*http.Response, error) {
+	return c.send(ctx, http.MethodGet, path)
+}
+
+// send sends a request with method for path, as get does.
+func (c *Client) send(ctx context.Context, method, path string) (*http.Response, error) {
 	scheme, host := c.conn.URL()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+"://"+host+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, scheme+"://"+host+path, nil)
 	if err != nil {
 		return nil, err
 	}

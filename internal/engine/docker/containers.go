@@ -137,7 +137,7 @@ func (c *Client) ContainersCreatedWith(ctx context.Context, token string) ([]str
 // InspectContainer returns the engine's data for a container, by ID or name.
 func (c *Client) InspectContainer(ctx context.Context, idOrName string) (engine.Sandbox, error) {
 	var info container.InspectResponse
-	err := c.within(ctx, "the request to inspect a container", engine.QuickCallTimeout, func(ctx context.Context) error {
+	err := c.reread(ctx, "the request to inspect a container", func(ctx context.Context) error {
 		var err error
 		info, err = c.api.ContainerInspect(ctx, idOrName)
 		return err

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
+	"github.com/docker/docker/api/types/system"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
@@ -21,10 +21,26 @@ import (
 // host's own choice.
 var podmanStockProfiles = []string{"", "/usr/share/containers/seccomp.json", "/etc/containers/seccomp.json"}
 
+// factsTimeout bounds the request for an engine's facts. Podman answers
+// each of its descriptions of itself by running its host's package manager
+// (dpkg-query or rpm) for every component, a dozen runs on rootless Podman,
+// which asks both: under load that took over 30 s in a CI run, so Podman's
+// have the deadline of a slow call.
+func factsTimeout(podman bool) time.Duration {
+	if podman {
+		return engine.SlowCallTimeout
+	}
+	return engine.QuickCallTimeout
+}
+
 // Facts asks the engine, until it has answered once, about itself. On
-// Podman it also asks Podman's own API, whose answer says what its
-// Docker-compatible one does not: whether it runs rootless, which cgroup
-// controllers it can use, and its seccomp profile.
+// rootless Podman it also asks Podman's own API, whose answer says what
+// its Docker-compatible one does not: which cgroup controllers its user
+// has, and the owners its user namespace maps. Each of Podman's two takes
+// it over half a second and a CPU-second of package queries on its host,
+// and a provider process asks on every plan, so rootful Podman is asked
+// only the one (its seccomp profile, which the other gives, is read when a
+// plan needs it: DefaultSeccomp).
 func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 	c.factsMu.Lock()
 	defer c.factsMu.Unlock()
@@ -33,20 +49,10 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 	}
 	podman := c.Kind(ctx) == KindPodman
 	var f engine.Facts
-	err := c.within(ctx, "the request for the engine's facts", engine.QuickCallTimeout, func(ctx context.Context) error {
-		// Podman answers each of its two in over half a second: ask both
-		// at once.
-		var p podmanInfo
-		var own errgroup.Group
-		if podman {
-			own.Go(func() (err error) { p, err = c.podmanInfo(ctx); return err })
-		}
+	err := c.within(ctx, "the request for the engine's facts", factsTimeout(podman), func(ctx context.Context) error {
 		asked := time.Now()
-		info, err := c.api.Info(ctx)
+		info, rootless, err := c.info(ctx, podman)
 		answered := time.Now()
-		if ownErr := own.Wait(); err == nil {
-			err = ownErr
-		}
 		if err != nil {
 			return err
 		}
@@ -65,6 +71,13 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 			return nil
 		}
 		f.ReadsOnlyRunning = true
+		if !rootless {
+			return nil
+		}
+		p, err := c.podmanOwn(ctx)
+		if err != nil {
+			return err
+		}
 		p.apply(&f)
 		return nil
 	})
@@ -73,6 +86,23 @@ func (c *Client) Facts(ctx context.Context) (engine.Facts, error) {
 	}
 	c.facts = &f
 	return f, nil
+}
+
+// DefaultSeccomp is Podman's default seccomp filter with the profile its
+// own API names, which says whether the filter lets a process create user
+// namespaces (engine.SeccompDefaults).
+func (p Podman) DefaultSeccomp(ctx context.Context) (engine.Seccomp, error) {
+	f, err := p.Facts(ctx)
+	if err != nil || f.Rootless {
+		return f.Seccomp, err
+	}
+	var own podmanInfo
+	err = p.within(ctx, "the request for the engine's seccomp profile", factsTimeout(true),
+		func(ctx context.Context) (err error) { own, err = p.podmanOwn(ctx); return err })
+	if err != nil {
+		return f.Seccomp, err
+	}
+	return own.seccomp(), nil
 }
 
 // clockOffset is how far the engine's clock, which read systemTime while
@@ -144,34 +174,69 @@ func mapped(ranges []idMap) int64 {
 	return next
 }
 
-// podmanInfo asks Podman's own API about itself, through the same
-// connection as every other call.
-func (c *Client) podmanInfo(ctx context.Context) (podmanInfo, error) {
+// info is the engine's /info. Podman's also says whether it runs rootless
+// (a field of its own; it says not what that changes).
+func (c *Client) info(ctx context.Context, podman bool) (system.Info, bool, error) {
+	if !podman {
+		info, err := c.api.Info(ctx)
+		return info, false, err
+	}
+	var info struct {
+		system.Info
+		Rootless bool
+	}
+	err := c.getJSON(ctx, "/info", "the engine's description of itself", &info)
+	return info.Info, info.Rootless, err
+}
+
+// podmanOwn asks Podman's own API about itself, through the same
+// connection as every other call, until it has answered once.
+func (c *Client) podmanOwn(ctx context.Context) (podmanInfo, error) {
+	c.podmanMu.Lock()
+	defer c.podmanMu.Unlock()
+	if c.podman != nil {
+		return *c.podman, nil
+	}
 	var p podmanInfo
-	resp, err := c.get(ctx, "/v4.0.0/libpod/info")
+	if err := c.getJSON(ctx, "/v4.0.0/libpod/info", "Podman's own description of the engine", &p); err != nil {
+		return p, err
+	}
+	c.podman = &p
+	return p, nil
+}
+
+// getJSON reads the JSON answer to a GET of path, which is what.
+func (c *Client) getJSON(ctx context.Context, path, what string, v any) error {
+	resp, err := c.get(ctx, path)
 	if err != nil {
-		return p, fmt.Errorf("asking Podman's own API about the engine: %w", err)
+		return fmt.Errorf("asking for %s: %w", what, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return p, fmt.Errorf("asking Podman's own API about the engine: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+		return fmt.Errorf("asking for %s: %s: %s", what, resp.Status, strings.TrimSpace(string(msg)))
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		return p, fmt.Errorf("reading Podman's description of the engine: %w", err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("reading %s: %w", what, err)
 	}
-	return p, nil
+	return nil
+}
+
+// seccomp is Podman's default seccomp filter: its stock profile lets user
+// namespaces through.
+func (p podmanInfo) seccomp() engine.Seccomp {
+	sec := p.Host.Security
+	return engine.Seccomp{Enabled: sec.SeccompEnabled, Profile: sec.SeccompProfilePath,
+		AllowsUserNamespaces: sec.SeccompEnabled && slices.Contains(podmanStockProfiles, sec.SeccompProfilePath)}
 }
 
 // apply sets what Podman's own API says on f. Rootless Podman applies a
 // limit only through a cgroup controller delegated to its user, and none
 // at all on cgroup v1, whatever its Docker-compatible API reports.
 func (p podmanInfo) apply(f *engine.Facts) {
-	sec := p.Host.Security
-	f.Rootless = sec.Rootless
-	f.Seccomp = engine.Seccomp{Enabled: sec.SeccompEnabled, Profile: sec.SeccompProfilePath,
-		AllowsUserNamespaces: sec.SeccompEnabled && slices.Contains(podmanStockProfiles, sec.SeccompProfilePath)}
-	if !sec.Rootless {
+	f.Rootless = p.Host.Security.Rootless
+	f.Seccomp = p.seccomp()
+	if !f.Rootless {
 		return
 	}
 	if m := p.Host.IDMappings; len(m.UIDMap) > 0 && len(m.GIDMap) > 0 {

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -48,26 +49,28 @@ func TestPodmanInfoDecidesWhatIsEnforced(t *testing.T) {
 	}
 }
 
-// The engine's kind comes from a ping's headers, Podman's facts from its
-// two info endpoints asked together, and nobody asks /version, which
-// Podman takes a second to answer.
-func TestKindFromThePingAndPodmanFactsAtOnce(t *testing.T) {
+// The engine's kind comes from a ping's headers, and its facts from one
+// /info; Podman's own /libpod/info (as slow: a second of package queries
+// on its host) is asked only of rootless Podman, or once for the seccomp
+// default a new sandbox's plan reads; nobody asks /version, which Podman
+// takes longer still to answer.
+func TestKindFromThePingAndPodmanFactsFromOneInfo(t *testing.T) {
 	for _, key := range []string{"DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT"} {
 		t.Setenv(key, "")
 	}
 	for _, tc := range []struct {
-		name     string
-		podman   bool
-		kind     Kind
-		rootless bool
+		name             string
+		podman, rootless bool
+		kind             Kind
+		libpod           int // /libpod/info asked by Facts and DefaultSeccomp, twice each
 	}{
-		{"Docker", false, KindDocker, false},
-		{"Podman", true, KindPodman, true},
+		{"Docker", false, false, KindDocker, 0},
+		{"rootful Podman", true, false, KindPodman, 1},
+		{"rootless Podman", true, true, KindPodman, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
 			asked := map[string]int{}
-			inFlight, overlapped := 0, false
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				path := r.URL.Path
 				if i := strings.Index(path[1:], "/"); strings.HasPrefix(path, "/v1.") && i > 0 {
@@ -75,10 +78,7 @@ func TestKindFromThePingAndPodmanFactsAtOnce(t *testing.T) {
 				}
 				mu.Lock()
 				asked[path]++
-				inFlight++
-				overlapped = overlapped || inFlight > 1
 				mu.Unlock()
-				defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
 				w.Header().Set("Api-Version", "1.41")
 				if tc.podman {
 					w.Header().Set(podmanHeader, "4.3.1")
@@ -86,9 +86,12 @@ func TestKindFromThePingAndPodmanFactsAtOnce(t *testing.T) {
 				switch path {
 				case "/_ping":
 					_, _ = w.Write([]byte("OK"))
-				case "/info", "/v4.0.0/libpod/info":
-					time.Sleep(100 * time.Millisecond) // long enough for the other to start
-					_, _ = w.Write([]byte(`{"MemTotal": 1, "host": {"security": {"rootless": true}}}`))
+				case "/info":
+					_, _ = fmt.Fprintf(w, `{"MemTotal": 1, "SecurityOptions": ["name=seccomp,profile=default"], `+
+						`"Rootless": %v}`, tc.rootless)
+				case "/v4.0.0/libpod/info":
+					_, _ = fmt.Fprintf(w, `{"host": {"cgroupVersion": "v2", "security": {"rootless": %v, `+
+						`"seccompEnabled": true, "seccompProfilePath": "/usr/share/containers/seccomp.json"}}}`, tc.rootless)
 				default:
 					http.Error(w, "not here", http.StatusNotFound)
 				}
@@ -98,21 +101,48 @@ func TestKindFromThePingAndPodmanFactsAtOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Ping(context.Background()); err != nil {
+			ctx := context.Background()
+			if err := c.Ping(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got := c.Kind(context.Background()); got != tc.kind {
+			if got := c.Kind(ctx); got != tc.kind {
 				t.Errorf("kind %v, want %v", got, tc.kind)
 			}
-			f, err := c.Facts(context.Background())
-			if err != nil {
-				t.Fatal(err)
+			backend := c.Backend(ctx)
+			for range 2 {
+				f, err := backend.Facts(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Rootless != tc.rootless || f.MemTotal != 1 || !f.Seccomp.Enabled {
+					t.Errorf("facts %+v", f)
+				}
+			}
+			mu.Lock()
+			if asked["/version"] != 0 || asked["/info"] != 1 || asked["/v4.0.0/libpod/info"] != map[bool]int{true: 1}[tc.rootless] {
+				t.Errorf("Facts asked %v", asked)
+			}
+			mu.Unlock()
+			seccomp, ok := backend.(engine.SeccompDefaults)
+			if ok != tc.podman {
+				t.Fatalf("reads its seccomp default apart: %v", ok)
+			}
+			for range 2 {
+				if !ok {
+					break
+				}
+				s, err := seccomp.DefaultSeccomp(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !s.AllowsUserNamespaces || s.Profile != "/usr/share/containers/seccomp.json" {
+					t.Errorf("seccomp default %+v", s)
+				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if f.Rootless != tc.rootless || asked["/version"] != 0 || asked["/info"] != 1 ||
-				asked["/v4.0.0/libpod/info"] != map[bool]int{true: 1}[tc.podman] || overlapped != tc.podman {
-				t.Errorf("rootless %v; asked %v, overlapped %v", f.Rootless, asked, overlapped)
+			if asked["/info"] != 1 || asked["/v4.0.0/libpod/info"] != tc.libpod {
+				t.Errorf("asked %v", asked)
 			}
 		})
 	}

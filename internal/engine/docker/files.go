@@ -35,19 +35,20 @@ func (c *Client) CopyFiles(ctx context.Context, id string, files []engine.File) 
 
 // DeriveImage builds, FROM base, an untagged image that holds files, for a
 // container whose root filesystem is read-only and so cannot be written
-// into. The image carries labels; it returns its ID.
-func (c *Client) DeriveImage(ctx context.Context, base string, files []engine.File, labels map[string]string) (string, error) {
+// into. The image carries labels; it returns its ID and the intermediate
+// image of its COPY step (RemoveBuilt removes both).
+func (c *Client) DeriveImage(ctx context.Context, base string, files []engine.File, labels map[string]string) (engine.Built, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dockerfile := []byte("FROM " + base + "\nCOPY files/ /\n")
 	if err := writeFiles(tw, "", []engine.File{{Path: "/Dockerfile", Content: dockerfile, Mode: 0o644}}); err != nil {
-		return "", err
+		return engine.Built{}, err
 	}
 	if err := writeFiles(tw, "files", files); err != nil {
-		return "", err
+		return engine.Built{}, err
 	}
 	if err := tw.Close(); err != nil {
-		return "", err
+		return engine.Built{}, err
 	}
 	return c.BuildImage(ctx, engine.BuildSpec{Context: &buf, Dockerfile: "Dockerfile", Labels: labels}, func(string) {})
 }

@@ -4,15 +4,20 @@ import (
 	"context"
 	"fmt"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 )
 
 // EnsureImage makes sure ref is present on the engine: it inspects it and,
-// when it is missing, tries one pull. It returns the image's inspect data, or
-// an *ImageMissingError when the image is absent and the pull failed.
+// when it is missing, tries one pull (none for an image ID, which no
+// registry serves). It returns the image's inspect data, or an
+// *ImageMissingError when the image is absent and the pull failed.
 func (c *Client) EnsureImage(ctx context.Context, ref string) (engine.Image, error) {
+	if engine.IsImageID(ref) {
+		return c.ensureImageID(ctx, ref)
+	}
 	img, err := c.inspectImage(ctx, ref)
 	if err == nil {
 		return img, nil
@@ -30,9 +35,31 @@ func (c *Client) EnsureImage(ctx context.Context, ref string) (engine.Image, err
 	return img, nil
 }
 
+// ensureImageID is EnsureImage for an image ID, which no pull can bring
+// back. An ID the engine denies is read again as reread paces it: Podman's
+// store answers "image not known" for a moment while another client
+// removes an image (reread.go), and in a CI run rootless Podman under load
+// denied an image the same apply had just built. An ID that stays missing
+// costs some eight seconds before its error.
+func (c *Client) ensureImageID(ctx context.Context, id string) (engine.Image, error) {
+	img, err := c.inspectImageWhile(ctx, id, func(err error) bool { return cerrdefs.IsInternal(err) || engine.IsNotFound(err) })
+	switch {
+	case err == nil:
+		return img, nil
+	case engine.IsNotFound(err):
+		return engine.Image{}, &engine.ImageMissingError{Ref: id, PullErr: engine.ErrImageIDNotPullable}
+	}
+	return engine.Image{}, fmt.Errorf("inspecting image %q: %w", id, err)
+}
+
 func (c *Client) inspectImage(ctx context.Context, ref string) (engine.Image, error) {
+	return c.inspectImageWhile(ctx, ref, cerrdefs.IsInternal)
+}
+
+// inspectImageWhile inspects ref, asked again while again says so.
+func (c *Client) inspectImageWhile(ctx context.Context, ref string, again func(error) bool) (engine.Image, error) {
 	var img image.InspectResponse
-	err := c.reread(ctx, "the request to inspect an image", func(ctx context.Context) (err error) {
+	err := c.rereadWithin(ctx, "the request to inspect an image", engine.QuickCallTimeout, again, func(ctx context.Context) (err error) {
 		img, err = c.api.ImageInspect(ctx, ref)
 		return err
 	})

@@ -139,3 +139,44 @@ func TestBuildOutputKnowsWhichImagesTheBuildMade(t *testing.T) {
 		})
 	}
 }
+
+// A build that finished leaves the images it made for the steps below the
+// one it ended with, which the image's removal removes after it: not the
+// image itself, nor the base, nor a step found in the cache.
+func TestBuildOutputKnowsTheIntermediatesBelowTheImage(t *testing.T) {
+	transcripts := map[string]struct {
+		lines []string
+		final string
+		want  []string
+	}{
+		"Docker's classic builder": {[]string{
+			"Step 1/4 : FROM tfsandbox/busybox:latest", " ---> b92472e90b23",
+			"Step 2/4 : COPY a.txt /a.txt", " ---> Using cache", " ---> 0aedde1755b7",
+			"Step 3/4 : RUN echo ran", " ---> Running in 5627b55e2c82", "ran",
+			"Removing intermediate container 5627b55e2c82", " ---> b48ef802553c",
+			"Step 4/4 : LABEL tfsandbox.build-token=1", " ---> Running in 1c5b99d6e6b8",
+			"Removing intermediate container 1c5b99d6e6b8", " ---> 7e1f00c5a2d4",
+			"Successfully built 7e1f00c5a2d4",
+		}, "sha256:7e1f00c5a2d4aa00bb11cc22dd33ee44ff5566778899aabbccddeeff00112233", []string{"b48ef802553c"}},
+		"Podman": {[]string{
+			"STEP 1/3: FROM tfsandbox/busybox:latest",
+			"STEP 2/3: COPY a.txt /a.txt", "--> 3397c817748",
+			"STEP 3/3: RUN echo ran", "ran", "COMMIT", "--> 9019334620a",
+			"9019334620a5f1e2d3c4b5a6978877665544332211ffeeddccbbaa0099887766",
+		}, "9019334620a5f1e2d3c4b5a6978877665544332211ffeeddccbbaa0099887766", []string{"3397c817748"}},
+		"a build of the base alone": {[]string{
+			"Step 1/1 : FROM tfsandbox/busybox:latest", " ---> b92472e90b23", "Successfully built b92472e90b23",
+		}, "sha256:b92472e90b23", nil},
+	}
+	for name, tr := range transcripts {
+		t.Run(name, func(t *testing.T) {
+			o := buildOutput{logf: func(string) {}}
+			for _, l := range tr.lines {
+				o.line(l)
+			}
+			if got := o.below(tr.final); !slices.Equal(got, tr.want) {
+				t.Errorf("below the image %v, want %v", got, tr.want)
+			}
+		})
+	}
+}

@@ -149,13 +149,13 @@ const helperProgram = "/tfsandbox-volume-tar"
 func (c *Client) importHelperImage(ctx context.Context, volume, token string, program *helpers.Helper) (string, error) {
 	labels := engine.OwnershipLabels(seedHelperType)
 	labels[engine.LabelHelperVolume] = volume
-	return c.importImage(ctx, program, labelChange(labels, engine.LabelBuildToken, token))
+	return c.importImage(ctx, program, labelChanges(labels, engine.LabelBuildToken, token))
 }
 
-// importImage imports an image with the change (its labels), and returns
+// importImage imports an image with the changes (its labels), and returns
 // its ID: empty, or holding only the program (nil: none) at helperProgram
 // and the empty directories dirs.
-func (c *Client) importImage(ctx context.Context, program *helpers.Helper, change string, dirs ...string) (string, error) {
+func (c *Client) importImage(ctx context.Context, program *helpers.Helper, changes []string, dirs ...string) (string, error) {
 	content, err := helperImageContent(program, dirs...)
 	if err != nil {
 		return "", err
@@ -163,7 +163,7 @@ func (c *Client) importImage(ctx context.Context, program *helpers.Helper, chang
 	defer func() { _ = content.Close() }()
 	var id string
 	err = c.within(ctx, "the request to import an image", engine.SlowCallTimeout, func(ctx context.Context) error {
-		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: content, SourceName: "-"}, "", image.ImportOptions{Changes: []string{change}})
+		rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: content, SourceName: "-"}, "", image.ImportOptions{Changes: changes})
 		if err != nil {
 			return err
 		}

@@ -153,7 +153,8 @@ func (c *Client) VolumeUsers(ctx context.Context, name string) ([]engine.VolumeU
 			All: true, Filters: filters.NewArgs(filters.Arg("volume", name)),
 		})
 		for _, s := range list {
-			u := engine.VolumeUser{Container: engine.ShortID(s.ID), ID: s.ID, Running: s.State == container.StateRunning}
+			u := engine.VolumeUser{Container: engine.ShortID(s.ID), ID: s.ID, Running: s.State == container.StateRunning,
+				Paused: s.State == container.StatePaused}
 			if len(s.Names) > 0 {
 				u.Container = strings.TrimPrefix(s.Names[0], "/")
 			}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -289,7 +291,7 @@ func (c *Client) makeWarden(ctx context.Context) error {
 	}
 	token := engine.NewCreateToken()
 	labels := engine.OwnershipLabels(wardenType)
-	img, err := c.importImage(ctx, program, labelChange(labels, engine.LabelBuildToken, token),
+	img, err := c.importImage(ctx, program, labelChanges(labels, engine.LabelBuildToken, token),
 		strings.TrimPrefix(path.Dir(warden.Registry), "/"))
 	if err != nil {
 		return fmt.Errorf("importing the expiry warden's image: %w", err)
@@ -345,11 +347,18 @@ func (c *Client) nameTaken(ctx context.Context) bool {
 	return err == nil
 }
 
-// labelChange is the import change that sets labels and one more.
-func labelChange(labels map[string]string, key, value string) string {
-	change := "LABEL"
-	for k, v := range labels {
-		change += fmt.Sprintf(" %s=%s", k, v)
+// labelChanges are the import changes that set labels and one more: one
+// LABEL each, in the order of their keys. Podman 4 reads a LABEL with
+// several pairs as one label, named by the first key, whose value is the
+// rest of the line: a helper image imported so carried none of the
+// provider's labels, and its clean-up, which finds it by its build token,
+// left it on the engine.
+func labelChanges(labels map[string]string, key, value string) []string {
+	all := maps.Clone(labels)
+	all[key] = value
+	changes := make([]string, 0, len(all))
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		changes = append(changes, fmt.Sprintf("LABEL %s=%s", k, all[k]))
 	}
-	return change + fmt.Sprintf(" %s=%s", key, value)
+	return changes
 }

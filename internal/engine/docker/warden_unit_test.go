@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -54,5 +55,16 @@ func TestStoppedWardenIsStartedWhenItIsDown(t *testing.T) {
 	err := c.startStoppedWarden(context.Background(), "w")
 	if err == nil || !strings.Contains(err.Error(), "state improper") || time.Since(began) > 5*time.Second {
 		t.Errorf("always refused: %v after %s, want the engine's error within the wait", err, time.Since(began))
+	}
+}
+
+// An imported image's labels are one LABEL change each, in the order of
+// their keys: Podman 4 reads a LABEL of several pairs as one label.
+func TestLabelChangesOnePerLabel(t *testing.T) {
+	t.Parallel()
+	got := labelChanges(map[string]string{"b.type": "warden", "a.by": "p"}, "c.token", "0f")
+	want := []string{"LABEL a.by=p", "LABEL b.type=warden", "LABEL c.token=0f"}
+	if !slices.Equal(got, want) {
+		t.Errorf("labelChanges = %q, want %q", got, want)
 	}
 }

@@ -106,14 +106,16 @@ func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold fu
 	if err != nil {
 		return err
 	}
-	command := []string{programDir + "/" + programName, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir}
+	command := []string{programDir + "/" + programName, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir,
+		volumetar.Gzip}
+	compressed := true
 	if err := c.copyProgram(ctx, id); err != nil {
 		if !errors.As(err, new(*cannotRun)) {
 			return err
 		}
 		// Terraform on another system than the nodes': the helper image's
 		// tar reads the claim (the Kubernetes guide says what it keeps).
-		command = []string{"tar", "-cf", "-", "-C", "/", engine.SeedDir}
+		command, compressed = []string{"tar", "-cf", "-", "-C", "/", engine.SeedDir}, false
 	}
 	if hold != nil {
 		defer hold(ctx)()
@@ -121,10 +123,7 @@ func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold fu
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := read(pr)
-		if err == nil {
-			err = archive.CheckEnd(pr) // the program writes the archive and nothing else
-		}
+		err := readArchive(pr, compressed, read)
 		_ = pr.CloseWithError(err)
 		done <- err
 	}()
@@ -200,17 +199,20 @@ func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io
 	if err != nil {
 		return err
 	}
-	extract := []string{"tar", "-xf", "-", "-C", "/"}
+	compress, err := c.helperReadsGzip(ctx, id)
+	if err != nil {
+		return err
+	}
 	var dirs []*tar.Header
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		dirs, err = archive.PortableDirectories(pw, tarball)
+		dirs, err = portableDirectories(pw, tarball, compress)
 		_ = pw.CloseWithError(err)
 		done <- err
 	}()
-	err = c.stream(ctx, id, extract, pr, io.Discard)
+	err = c.stream(ctx, id, extracting(compress), pr, io.Discard)
 	_ = pr.Close()
 	// tar may stop reading at the archive's end marker, before its padding:
 	// every directory was listed by then.
@@ -224,7 +226,7 @@ func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io
 	if err := archive.Directories(&again, dirs); err != nil {
 		return err
 	}
-	return c.stream(ctx, id, extract, &again, io.Discard)
+	return c.stream(ctx, id, extracting(false), &again, io.Discard)
 }
 
 // EntryRefusal says why the helper pod would fill a claim otherwise than
@@ -281,11 +283,22 @@ func (c *Client) stream(ctx context.Context, id string, command []string, stdin 
 		command[1] == volumetar.Command:
 		return &engine.VolumeChangedError{Said: strings.TrimSpace(stderr.Result("", 0).Stderr)}
 	case errors.As(err, &exit):
-		// What tar said names paths a sandbox wrote: quoted.
-		return fmt.Errorf("%s in the helper pod exited with %d: %q", command[0], exit.ExitStatus(),
-			strings.TrimSpace(stderr.Result("", 0).Stderr))
+		return &helperExit{command: command[0], status: exit.ExitStatus(), said: strings.TrimSpace(stderr.Result("", 0).Stderr)}
 	case err != nil:
 		return classify(err)
 	}
 	return nil
+}
+
+// helperExit is a command in the helper pod that ended with a failure.
+type helperExit struct {
+	command string
+	status  int
+	said    string // its standard error
+}
+
+// Error says what the command said: quoted, since it names paths a
+// sandbox wrote.
+func (e *helperExit) Error() string {
+	return fmt.Sprintf("%s in the helper pod exited with %d: %q", e.command, e.status, e.said)
 }

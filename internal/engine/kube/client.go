@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -101,6 +102,9 @@ type Client struct {
 
 	helperMu sync.Mutex
 	helper   helperCheck // helperimage.go
+	// helperGzip is whether the helper image's tar reads gzip: 0 not yet
+	// known, 1 it does, 2 it does not (gzip.go).
+	helperGzip atomic.Int32
 
 	factsMu sync.Mutex
 	facts   *engine.Facts

@@ -1,6 +1,9 @@
 package kube
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +63,64 @@ func TestStartState(t *testing.T) {
 				t.Errorf("unscheduled = %q; want %q", got, tc.unscheduled)
 			}
 		})
+	}
+}
+
+// A wait whose deadline came reports what the last read of the pod showed,
+// even when the deadline cut off the read after it (the CI failure this
+// guards: under load the error said only "context deadline exceeded").
+func TestNotStartedInTimeSaysWhatTheLastReadShowed(t *testing.T) {
+	t.Parallel()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{Phase: corev1.PodPending,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+			Message: "0/1 nodes are available: 1 Insufficient memory."}}}}
+	err := notStartedInTime(pod, "default/p", context.DeadlineExceeded, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "placed on no node in time") ||
+		!strings.Contains(err.Error(), "Insufficient memory") {
+		t.Errorf("notStartedInTime = %v", err)
+	}
+	pod.Status.Conditions = nil
+	if err := notStartedInTime(pod, "default/p", context.DeadlineExceeded, nil); !strings.Contains(err.Error(), "its phase is Pending") {
+		t.Errorf("notStartedInTime of a pod placed = %v", err)
+	}
+}
+
+// A refused pull judges the pod's pull secrets only when the kubelet had
+// read them for it: on a loaded cluster it may not have (its event
+// FailedToRetrieveImagePullSecret, the CI failure this guards), and then
+// it pulls again with them.
+func TestSecretsMissedLast(t *testing.T) {
+	t.Parallel()
+	event := func(reason string, count int32) corev1.Event { return corev1.Event{Reason: reason, Count: count} }
+	for _, tc := range []struct {
+		name   string
+		events []corev1.Event
+		missed bool
+	}{
+		{"no events yet", nil, false},
+		{"pulled with them", []corev1.Event{event("Scheduled", 1), event("Pulling", 1), event("Failed", 1)}, false},
+		{"missed them, then pulled", []corev1.Event{event(secretsMissed, 1), event("Pulling", 1), event("Failed", 1)}, true},
+		{"missed them, before the pull is told", []corev1.Event{event(secretsMissed, 1)}, true},
+		{"missed them once, pulled twice", []corev1.Event{event(secretsMissed, 1), event("Pulling", 2),
+			event("BackOff", 1)}, false},
+		{"missed them twice, pulled twice", []corev1.Event{event(secretsMissed, 2), event("Pulling", 2)}, true},
+		{"an event with no count counts once", []corev1.Event{event(secretsMissed, 0), event("Pulling", 1),
+			event("Pulling", 1)}, false},
+	} {
+		if got := secretsMissedLast(tc.events); got != tc.missed {
+			t.Errorf("%s: secretsMissedLast = %v, want %v", tc.name, got, tc.missed)
+		}
+	}
+}
+
+// A wait that ran out while the kubelet could not read the pod's pull
+// secrets says so, and keeps the registry's refusal for the caller.
+func TestNotStartedInTimeNamesPullSecretsTheKubeletCouldNotRead(t *testing.T) {
+	t.Parallel()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	refused := errors.New("the registry r refused the credentials")
+	err := notStartedInTime(pod, "default/p", context.DeadlineExceeded, refused)
+	if !errors.Is(err, refused) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), secretsMissed) {
+		t.Errorf("notStartedInTime = %v", err)
 	}
 }

@@ -75,6 +75,47 @@ func (c *Client) pullRefused(pod *corev1.Pod, why string) error {
 	return refused
 }
 
+// secretsMissed is the reason of the kubelet's event for a pod whose image
+// pull secrets it could not read. Its cache of a Secret it has not watched
+// before gets a second to fill; on a loaded cluster that is too short, and
+// the kubelet then pulls with no credentials, says so in this event, and
+// pulls again after a back-off (ten seconds at first), reading them again.
+const secretsMissed = "FailedToRetrieveImagePullSecret"
+
+// pulledWithoutSecrets reports whether the kubelet's last pull of the
+// pod's image may have gone without its image pull secrets (so that a
+// refusal of it does not judge them). Events the provider may not read
+// say nothing: the refusal stands.
+func (c *Client) pulledWithoutSecrets(ctx context.Context, pod *corev1.Pod) bool {
+	if len(pod.Spec.ImagePullSecrets) == 0 {
+		return false
+	}
+	events := &corev1.EventList{}
+	err := c.call(ctx, "the request to list a pod's events", engine.QuickCallTimeout, func(ctx context.Context) error {
+		return c.core.Get().Namespace(pod.Namespace).Resource("events").
+			Param("fieldSelector", "involvedObject.uid="+string(pod.UID)).Do(ctx).Into(events)
+	})
+	return err == nil && secretsMissedLast(events.Items)
+}
+
+// secretsMissedLast reports whether a pod's events say that the kubelet
+// could not read its pull secrets as often as it pulled its image: it
+// reads them before each pull and says so before it says it pulls, in
+// that order, so a pull it has announced since then had them.
+func secretsMissedLast(events []corev1.Event) bool {
+	var missed, pulls int32
+	for _, e := range events {
+		n := max(e.Count, 1) // an event the kubelet repeated is counted once, with its count
+		switch e.Reason {
+		case secretsMissed:
+			missed += n
+		case "Pulling":
+			pulls += n
+		}
+	}
+	return missed > 0 && missed >= pulls
+}
+
 // makeSecrets makes the Secrets of a sandbox, before what then owns them:
 // its image pull secret, when the provider has credentials for its image's
 // registry (named in pod), and the Secret of its write-only environment

@@ -24,39 +24,63 @@ const startPoll = 250 * time.Millisecond
 // caller's deadline (the create timeout), each read by its own, and ends
 // saying what the scheduler said last.
 func (c *Client) StartContainer(ctx context.Context, id string) error {
+	var last *corev1.Pod
+	var refusedWithout error // a refusal of a pull the kubelet made without the pod's pull secrets
 	for {
 		pod, err := c.getPod(ctx, id)
 		if engine.IsNotFound(err) && isSandboxID(id) {
 			// The Sandbox's controller has not made its pod yet.
 			pod, err = c.awaitedPod(ctx, id)
 		}
+		if err != nil && last != nil && ctx.Err() != nil {
+			// The deadline came during a read: what the last read showed
+			// says why the pod did not start.
+			return notStartedInTime(last, id, ctx.Err(), refusedWithout)
+		}
 		if err != nil {
 			return err
 		}
+		last = pod
 		if started, why := startState(pod); started {
 			return nil
 		} else if why != "" {
-			if refused := c.pullRefused(pod, why); refused != nil {
+			refused := c.pullRefused(pod, why)
+			if refused == nil {
+				return fmt.Errorf("pod %s does not start: %s", pod.Name, why)
+			}
+			if !c.pulledWithoutSecrets(ctx, pod) {
 				return fmt.Errorf("pod %s does not start: %w", pod.Name, refused)
 			}
-			return fmt.Errorf("pod %s does not start: %s", pod.Name, why)
+			refusedWithout = refused // the kubelet pulls again, with them
 		}
 		select {
 		case <-ctx.Done():
-			if why := unscheduled(pod); why != "" {
-				return fmt.Errorf("pod %s was placed on no node in time: the scheduler says %s; a cluster that "+
-					"adds nodes may need a longer timeouts.create: %w", pod.Name, why, ctx.Err())
-			}
-			if waitsForClaims(pod) {
-				return fmt.Errorf("pod %s did not start in time: a persistent volume claim it mounts (a "+
-					"sandbox_volume) is bound to no volume; the cluster's default StorageClass must provision "+
-					"one (kubectl get pvc,storageclass): %w", podName(id), ctx.Err())
-			}
-			return fmt.Errorf("pod %s did not start in time (its phase is %s): %w", podName(id), pod.Status.Phase,
-				ctx.Err())
+			return notStartedInTime(pod, id, ctx.Err(), refusedWithout)
 		case <-time.After(startPoll):
 		}
 	}
+}
+
+// notStartedInTime says why the pod of the sandbox id, as last read, had
+// not started when the wait's deadline came (cause); refused, when not
+// nil, is a refusal of a pull the kubelet made without the pod's image
+// pull secrets, which it had not read by then.
+func notStartedInTime(pod *corev1.Pod, id string, cause, refused error) error {
+	if refused != nil {
+		return fmt.Errorf("pod %s did not start in time: its node's kubelet could not read its image pull "+
+			"secrets before its pulls (its events say FailedToRetrieveImagePullSecret), and %w; the node's "+
+			"log says why it cannot read them: %w", podName(id), refused, cause)
+	}
+	if why := unscheduled(pod); why != "" {
+		return fmt.Errorf("pod %s was placed on no node in time: the scheduler says %s; a cluster that "+
+			"adds nodes may need a longer timeouts.create: %w", pod.Name, why, cause)
+	}
+	if waitsForClaims(pod) {
+		return fmt.Errorf("pod %s did not start in time: a persistent volume claim it mounts (a "+
+			"sandbox_volume) is bound to no volume; the cluster's default StorageClass must provision "+
+			"one (kubectl get pvc,storageclass): %w", podName(id), cause)
+	}
+	return fmt.Errorf("pod %s did not start in time (its phase is %s): %w", podName(id), pod.Status.Phase, cause)
 }
 
 // awaitedPod stands for the pod of a Sandbox its controller has not made

@@ -23,8 +23,10 @@ import (
 // create creates the container with its network mode, privileges and
 // limits (pulling a missing image once), writes its files, starts it and
 // checks what the engine then shows. It returns what the engine added on
-// its own (defaults.go).
-func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string, seen *mainProcess) (engine.Defaults, diag.Diagnostics) {
+// its own (defaults.go); derived is the image built for the files of a
+// read-only sandbox, if one was.
+func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[string]string, seen *mainProcess,
+	derived *engine.Built) (engine.Defaults, diag.Diagnostics) {
 	var added engine.Defaults
 	window := openStartWindow()
 	defer window.close()
@@ -47,8 +49,8 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 	if spec.ReadOnly && len(files) > 0 {
 		// A read-only root cannot be written into: the files go into an
 		// image derived from the configured one (files.go).
-		if diags.Append(r.deriveFilesImage(ctx, &spec, files, token)...); diags.HasError() {
-			return added, append(diags, r.undoCreate(ctx, m, token)...)
+		if diags.Append(r.deriveFilesImage(ctx, &spec, files, token, derived)...); diags.HasError() {
+			return added, append(diags, r.undoCreate(ctx, m, token, *derived)...)
 		}
 		files = nil
 	}
@@ -61,14 +63,15 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		if !mayHaveMade {
 			return added, diags
 		}
-		return added, append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token, *derived)...)
 	}
 	if diags.Append(r.checkFilesSeen(ctx, id, m, paths)...); diags.HasError() {
-		return added, append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token, *derived)...)
 	}
-	started := r.startAsPlanned(ctx, id, files, *m, writableVolumes(spec), window, m.createSecrets(ctx, secretEnv), seen)
+	untilSeen, started := r.startAsPlanned(ctx, id, files, *m, writableVolumes(spec), window, m.createSecrets(ctx, secretEnv), seen)
+	defer untilSeen()
 	if diags.Append(started...); diags.HasError() {
-		return added, append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token, *derived)...)
 	}
 	c, observeDiags := r.observe(ctx, id, *m)
 	// Then what the engine was asked at create and may have ignored; an
@@ -80,14 +83,14 @@ func (r *Resource) create(ctx context.Context, m *resourceModel, secretEnv map[s
 		observeDiags.Append(check(c)...)
 	}
 	if diags.Append(observeDiags...); diags.HasError() {
-		return added, append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token, *derived)...)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		diags.Append(r.interruptedDiagnostic(id))
-		return added, append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token, *derived)...)
 	}
 	if diags.Append(r.sleepMade(ctx, id, *m)...); diags.HasError() {
-		return added, append(diags, r.undoCreate(ctx, m, token)...)
+		return added, append(diags, r.undoCreate(ctx, m, token, *derived)...)
 	}
 	return m.recordMade(ctx, c, spec), diags
 }
@@ -148,21 +151,23 @@ func pathsOf(files []engine.File) []string {
 func (r *Resource) mountsFiles() bool { return r.copier == nil }
 
 // deriveFilesImage builds the image derived from spec's for the files of a
-// read-only sandbox, and points spec at it. It first removes the images
-// derived for earlier sandboxes of the same name that no container uses
-// any more: a sandbox removed behind Terraform's back leaves its image,
-// which the plan cannot remove (it changes nothing). An image still in use
-// stays (the engine refuses its removal).
-func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerSpec, files []engine.File, token string) diag.Diagnostics {
+// read-only sandbox, points spec at it, and records its build in derived.
+// It first removes the images derived for earlier sandboxes of the same
+// name that no container uses any more: a sandbox removed behind
+// Terraform's back leaves its image, which the plan cannot remove (it
+// changes nothing). An image still in use stays (the engine refuses its
+// removal); so do the intermediates of those images, whose record went
+// with their sandbox's state.
+func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerSpec, files []engine.File,
+	token string, derived *engine.Built) diag.Diagnostics {
 	images, err := base.Ability[engine.Images](r.Client, "building an image")
-	derived := ""
 	if err == nil {
 		if stale, err := images.ImagesLabelled(ctx, map[string]string{labelDerivedFor: spec.Name}); err == nil {
 			for _, id := range stale {
 				_ = r.removeIfDerived(ctx, id) // best effort: the create goes on
 			}
 		}
-		derived, err = images.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
+		*derived, err = images.DeriveImage(ctx, spec.Image, files, derivedImageLabels(spec.Name, token))
 	}
 	if err != nil {
 		return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"),
@@ -170,7 +175,7 @@ func (r *Resource) deriveFilesImage(ctx context.Context, spec *engine.ContainerS
 				"The sandbox's root filesystem is read-only, so its files are built into an image derived "+
 					"from %s, and building it on %s failed: %v. %s", spec.Image, r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))}
 	}
-	spec.Image = derived
+	spec.Image = derived.ID
 	return nil
 }
 
@@ -204,32 +209,39 @@ func (r *Resource) createContainer(ctx context.Context, spec engine.ContainerSpe
 
 // startAsPlanned writes the files into the created container, starts it
 // unless it is to stay stopped, checks that its command stays up, and
-// pauses it when it is to be paused.
+// pauses it when it is to be paused. The start stays under way, for the
+// snapshots of this apply, until untilSeen is called (awaitSnapshots).
 func (r *Resource) startAsPlanned(ctx context.Context, id string, files []engine.File, m resourceModel, volumes []string,
-	w startWindow, secrets values.Secrets, seen *mainProcess) diag.Diagnostics {
+	w startWindow, secrets values.Secrets, seen *mainProcess) (untilSeen func(), diags diag.Diagnostics) {
 	want := m.wants()
 	// A cluster's pod starts once made, asleep or not (sleepMade).
-	diags := r.writeAndStart(ctx, id, files, want != stateStopped || r.sleeper != nil, volumes)
-	if diags.HasError() || want == stateStopped {
-		return diags
+	running := want != stateStopped || r.sleeper != nil
+	untilSeen = func() {}
+	if running {
+		var err error
+		if untilSeen, err = r.awaitSnapshots(ctx, volumes, "Raise timeouts.create"); err != nil {
+			return func() {}, diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", err.Error())}
+		}
+	}
+	if diags.Append(r.writeAndStart(ctx, id, files, running)...); diags.HasError() || want == stateStopped {
+		return untilSeen, diags
 	}
 	if !m.runsKeepAlive() {
 		var stayDiags diag.Diagnostics
 		*seen, stayDiags = r.checkStaysUp(ctx, id, w, secrets, false)
 		if diags.Append(stayDiags...); diags.HasError() {
-			return diags
+			return untilSeen, diags
 		}
 	}
 	if want == statePaused {
 		diags.Append(r.pause(ctx, id)...)
 	}
-	return diags
+	return untilSeen, diags
 }
 
 // writeAndStart writes the files into the created container and starts it
 // when it should run.
-func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.File, running bool,
-	volumes []string) diag.Diagnostics {
+func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.File, running bool) diag.Diagnostics {
 	if len(files) > 0 {
 		if err := r.copier.CopyFiles(ctx, id, files); err != nil {
 			return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("files"), "Cannot write files into sandbox",
@@ -240,11 +252,6 @@ func (r *Resource) writeAndStart(ctx context.Context, id string, files []engine.
 	if !running {
 		return nil
 	}
-	started, err := r.awaitSnapshots(ctx, volumes, "Raise timeouts.create")
-	if err != nil {
-		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", err.Error())}
-	}
-	defer started()
 	if err := r.Client.StartContainer(ctx, id); err != nil {
 		return diag.Diagnostics{diag.NewErrorDiagnostic("Cannot start sandbox", fmt.Sprintf(
 			"Container %s was created on %s, but the engine could not start it: %s. %s",
@@ -266,16 +273,18 @@ func writableVolumes(spec engine.ContainerSpec) []string {
 
 // awaitSnapshots waits, before the sandbox starts, until no snapshot of
 // this apply reads a volume it would write to (framework/planned), within
-// ctx, and records the start until started is called: the snapshot is of
-// one moment.
-func (r *Resource) awaitSnapshots(ctx context.Context, volumes []string, fix string) (started func(), err error) {
-	started, err = planned.Starting(ctx, r.Client.Endpoint(), volumes)
+// ctx, and records the start until untilSeen is called: the snapshot is of
+// one moment. The create or update calls it once it has seen the sandbox
+// running (observe): a snapshot that held the sandbox still sooner would
+// make it read as one that did not stay up.
+func (r *Resource) awaitSnapshots(ctx context.Context, volumes []string, fix string) (untilSeen func(), err error) {
+	untilSeen, err = planned.Starting(ctx, r.Client.Endpoint(), volumes)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox waited to start until the snapshots of this apply that read its volumes "+
 			"(%s) had ended, and was stopped first: %v. %s, or take the snapshots in another apply",
 			strings.Join(volumes, ", "), err, fix)
 	}
-	return started, nil
+	return untilSeen, nil
 }
 
 // checkFilesSeen refuses files that the image's symlinks lead under a
@@ -295,14 +304,20 @@ func (r *Resource) checkFilesSeen(ctx context.Context, id string, m *resourceMod
 	return m.hiddenThroughSymlinks(ctx, m.filesystemModel, where)
 }
 
-// undoCreate removes what a failed create with token may have left, within
+// undoCreate removes what a failed create with token may have left (and
+// the intermediate images of the image derived for its files), within
 // its own deadline even when the request was cancelled. When it cannot, it
 // sets m's ID to a pending ID, which Create records as a tainted sandbox.
-func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token string) diag.Diagnostics {
+func (r *Resource) undoCreate(ctx context.Context, m *resourceModel, token string, derived engine.Built) diag.Diagnostics {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 	err := r.removeByToken(ctx, token)
 	if err == nil {
+		if r.images != nil {
+			// The derived image is gone: its intermediates, which the
+			// engine keeps.
+			_ = r.images.RemoveBuilt(ctx, engine.Built{Intermediates: derived.Intermediates})
+		}
 		return nil
 	}
 	m.ID = types.StringValue(pendingPrefix + token)

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
 
 // defaultsKey is the private state key under which a sandbox keeps what
@@ -16,17 +17,9 @@ import (
 // ulimits. A change away from them is still drift.
 const defaultsKey = "engine_defaults"
 
-type privateReader interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-type privateWriter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
 // readDefaults returns the engine's defaults recorded for a sandbox; a
 // sandbox created before they were recorded, or imported, has none.
-func readDefaults(ctx context.Context, p privateReader) (engine.Defaults, diag.Diagnostics) {
+func readDefaults(ctx context.Context, p values.PrivateReader) (engine.Defaults, diag.Diagnostics) {
 	var d engine.Defaults
 	raw, diags := p.GetKey(ctx, defaultsKey)
 	if len(raw) == 0 || diags.HasError() {
@@ -40,7 +33,7 @@ func readDefaults(ctx context.Context, p privateReader) (engine.Defaults, diag.D
 	return d, diags
 }
 
-func writeDefaults(ctx context.Context, p privateWriter, d engine.Defaults) diag.Diagnostics {
+func writeDefaults(ctx context.Context, p values.PrivateWriter, d engine.Defaults) diag.Diagnostics {
 	raw, err := json.Marshal(d)
 	if err != nil {
 		var diags diag.Diagnostics

@@ -14,8 +14,10 @@ import (
 
 // remove stops the container with its grace period, then force-removes it;
 // a sandbox that runs only the keep-alive is force-removed at once. A
-// container that is already gone counts as removed.
-func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
+// container that is already gone counts as removed. derived is the build
+// of the image derived for its files, as recorded (none for a sandbox
+// without one).
+func (r *Resource) remove(ctx context.Context, m resourceModel, derived engine.Built) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if token, pending := pendingToken(m.ID); pending {
 		if err := r.removeByToken(ctx, token); err != nil {
@@ -37,21 +39,22 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 		diags.Append(r.removeFailed("Cannot remove sandbox", id, err))
 		return diags
 	}
-	return r.removeDerivedImage(ctx, m)
+	return r.removeDerivedImage(ctx, m, derived)
 }
 
 // removeDerivedImage removes the image derived for the sandbox's files, if
-// it has one, once the sandbox is gone. Only an image the provider's labels
-// prove it derived is removed.
-func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel) diag.Diagnostics {
+// it has one, once the sandbox is gone, with the intermediate images its
+// build made. Only an image the provider's labels prove it derived is
+// removed.
+func (r *Resource) removeDerivedImage(ctx context.Context, m resourceModel, derived engine.Built) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if !m.derivesImage() || m.ImageID.ValueString() == "" || r.images == nil { // a cluster derives none
 		return diags
 	}
 	id := m.ImageID.ValueString()
-	derived, err := r.provenDerived(ctx, id)
-	if derived {
-		err = r.images.RemoveImage(ctx, id)
+	proven, err := r.provenDerived(ctx, id)
+	if proven {
+		err = r.images.RemoveBuilt(ctx, engine.Built{ID: id, Intermediates: derived.Intermediates})
 	}
 	if err != nil && !engine.IsNotFound(err) {
 		diags.AddWarning("Image of the sandbox's files left on the engine", fmt.Sprintf(

@@ -36,6 +36,13 @@ func (r *Resource) imageDiagnostic(ref string, err error) diag.Diagnostic {
 		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Cannot check image", fmt.Sprintf(
 			"Looking up the image %q on %s failed: %v. %s", ref, r.Client.Where(), err, engine.NextStep(err, r.Client.Where())))
 	}
+	if errors.Is(missing.PullErr, engine.ErrImageIDNotPullable) {
+		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Image not on the engine", fmt.Sprintf(
+			"The image %s is not on %s, and an image ID cannot be pulled: the image was removed or pruned, or "+
+				"was made on another engine. If a sandbox_image built it, apply again: its refresh finds the "+
+				"image gone and builds it again. Otherwise set image to a name the engine has or can pull.",
+			ref, r.Client.Where()))
+	}
 	if refused := new(engine.RegistryAuthError); errors.As(missing.PullErr, &refused) {
 		return diag.NewAttributeErrorDiagnostic(path.Root("image"), "Registry refused the pull", fmt.Sprintf(
 			"The image %q is not present on %s, and pulling it failed: %v. Then apply again.", ref, r.Client.Where(), refused))

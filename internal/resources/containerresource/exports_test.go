@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 )
 
@@ -49,7 +50,7 @@ func (r *legacyResourceV0) Create(ctx context.Context, req resource.CreateReques
 	// Versions before v1 never ran on engines with defaults of their own
 	// (Podman), so recording them changes nothing on Docker and lets the
 	// upgrade tests run on Podman.
-	added, diags := r.create(ctx, &m, nil, &mainProcess{})
+	added, diags := r.create(ctx, &m, nil, &mainProcess{}, &engine.Built{})
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -106,7 +107,7 @@ func (r *legacyResourceV0) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.Append(req.State.Get(ctx, &old)...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.remove(ctx, upgradeFromV0(old))...)
+	resp.Diagnostics.Append(r.remove(ctx, upgradeFromV0(old), engine.Built{})...)
 }
 
 func downgradeToV0(m resourceModel) modelV0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
@@ -109,6 +110,7 @@ func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
   }
 `)
 	derived := map[string]bool{}
+	var lastParent string // the image of the derived build's COPY step
 	filesInside := acctest.ExpectInside(t, addr, func(ctx context.Context, id string) error {
 		for cmd, want := range map[string]string{
 			"cat /etc/agent/config.json":        `{"model":"small"}`,
@@ -139,7 +141,12 @@ func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
 				img.ID, img.Labels, c.HostConfig.ReadonlyRootfs, base.ID)
 		}
 		derived[img.ID] = true
-		return nil
+		inspected, err := acctest.Docker(t).ImageInspect(context.Background(), img.ID)
+		// Podman gives the ID without its sha256: prefix, and takes it
+		// only with it. Parent is deprecated in the SDK, but both engines
+		// still give the image a local build made below this one.
+		lastParent = "sha256:" + strings.TrimPrefix(inspected.Parent, "sha256:") //nolint:staticcheck // as said above
+		return err
 	})
 	acctest.Test(t, []resource.TestStep{{
 		Config: config,
@@ -166,6 +173,11 @@ func TestAccContainer_filesWithReadOnlyRoot(t *testing.T) {
 		if _, err := acctest.Engine(t).InspectImage(context.Background(), id); !engine.IsNotFound(err) {
 			t.Errorf("derived image %s is still on the engine (%v)", id, err)
 		}
+	}
+	// The destroy removed the intermediate image its build made, which no
+	// removal prunes (the base stays: the test image).
+	if _, err := acctest.Engine(t).InspectImage(context.Background(), lastParent); lastParent == "sha256:" || !engine.IsNotFound(err) {
+		t.Errorf("the intermediate image %q of the derived image is still on the engine (%v)", lastParent, err)
 	}
 }
 

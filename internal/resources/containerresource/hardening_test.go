@@ -146,7 +146,7 @@ func TestAccContainer_hardenedSandbox(t *testing.T) {
 							return fmt.Errorf("/proc/self/status lacks %q:\n%s", want, status)
 						}
 					}
-					if res, err := acctest.Engine(t).Exec(ctx, id, "touch", "/rootfs-write"); err != nil || res.ExitCode == 0 {
+					if res, err := acctest.Exec(ctx, t, id, "touch", "/rootfs-write"); err != nil || res.ExitCode == 0 {
 						return fmt.Errorf("writing to / did not fail: %+v %s", res, acctest.ErrText(err))
 					}
 					for _, dir := range []string{"/tmp", "/workspace"} {
@@ -284,7 +284,7 @@ func TestAccContainer_hardenedExample(t *testing.T) {
 						return fmt.Errorf("%s: %w", cmd, err)
 					}
 				}
-				if res, err := acctest.Engine(t).Exec(ctx, c.ID, "touch", "/rootfs-write"); err != nil || res.ExitCode == 0 {
+				if res, err := acctest.Exec(ctx, t, c.ID, "touch", "/rootfs-write"); err != nil || res.ExitCode == 0 {
 					return fmt.Errorf("writing to / did not fail: %+v %s", res, acctest.ErrText(err))
 				}
 				return nil

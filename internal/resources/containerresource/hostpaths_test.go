@@ -70,7 +70,7 @@ func TestAccContainer_hostPathMount(t *testing.T) {
 					if got, err := acctest.ExecOK(ctx, t, id, "cat", "/input/input.txt"); err != nil || got != "from the host\n" {
 						return fmt.Errorf("the host path holds %q (%s)", got, acctest.ErrText(err))
 					}
-					if res, err := acctest.Engine(t).Exec(ctx, id, "touch", "/input/new"); err != nil || res.ExitCode == 0 {
+					if res, err := acctest.Exec(ctx, t, id, "touch", "/input/new"); err != nil || res.ExitCode == 0 {
 						return fmt.Errorf("writing to the host path, read-only by default, did not fail: %+v %s", res, acctest.ErrText(err))
 					}
 					return nil

@@ -239,7 +239,7 @@ resource "sandbox_volume" "work" {
 				if got, err := acctest.ExecOK(ctx, t, id, "cat", "/data/f"); err != nil || got != "kept\n" {
 					return fmt.Errorf("the volume holds %q (%s), want \"kept\\n\"", got, acctest.ErrText(err))
 				}
-				if res, err := acctest.Engine(t).Exec(ctx, id, "touch", "/data/g"); err != nil || res.ExitCode == 0 {
+				if res, err := acctest.Exec(ctx, t, id, "touch", "/data/g"); err != nil || res.ExitCode == 0 {
 					return fmt.Errorf("writing to the read-only mount did not fail: %+v %s", res, acctest.ErrText(err))
 				}
 				return nil

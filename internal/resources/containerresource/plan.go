@@ -27,7 +27,7 @@ import (
 // the engine does not have or apply; and it plans a replacement for a
 // change the backend cannot make in place.
 func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]tftypes.Value, resp *resource.ModifyPlanResponse) {
-	if r.Client == nil {
+	if r.Client == nil || unchangedPlan(plan, state) {
 		return
 	}
 	resp.Diagnostics.Append(base.Refusals(r.Client.RefuseSandbox(ctx, plannedSandbox(plan)))...)
@@ -44,10 +44,47 @@ func (r *Resource) planAroundEngine(ctx context.Context, plan, state map[string]
 	r.refusePause(plan, facts, resp)
 	refuseUnenforcedLimits(plan, facts.Enforces, r.Client.Endpoint(), resp)
 	if state == nil {
-		warnUserNamespaces(plan["security_opts"], facts.Seccomp, r.Client.Endpoint(), resp)
+		r.warnUserNamespaces(ctx, plan["security_opts"], facts.Seccomp, resp)
 		return
 	}
 	r.planFixed(ctx, plan, state, resp)
+}
+
+// unchangedPlan reports whether the plan keeps every value of the state:
+// no sandbox is made or changed, so nothing is checked against the engine,
+// and the plan of a configuration that has not changed asks it nothing
+// (Podman answers a request for its facts by running its host's package
+// manager a few times: most of its CPU in a test run).
+func unchangedPlan(plan, state map[string]tftypes.Value) bool {
+	if state == nil || len(plan) != len(state) {
+		return false
+	}
+	for name, value := range plan {
+		if was, ok := state[name]; !ok || !value.Equal(was) {
+			return false
+		}
+	}
+	return true
+}
+
+// warnUserNamespaces warns as the function of privileges.go does, with the engine's
+// default filter read where its Facts leave out which profile it is
+// (Podman), and only when the sandbox names no profile of its own.
+func (r *Resource) warnUserNamespaces(ctx context.Context, opts tftypes.Value, s engine.Seccomp, resp *resource.ModifyPlanResponse) {
+	if namesSeccomp(opts) || !opts.IsKnown() {
+		return
+	}
+	if d, ok := r.Client.(engine.SeccompDefaults); ok && s.Enabled {
+		var err error
+		if s, err = d.DefaultSeccomp(ctx); err != nil {
+			resp.Diagnostics.AddAttributeWarning(path.Root("security_opts"), "Engine's seccomp profile not checked",
+				fmt.Sprintf("Asking %s which seccomp profile it applies by default failed (%v), so the plan could "+
+					"not check whether it lets the sandbox create user namespaces. Plan again once the engine "+
+					"answers, or name a profile in security_opts.", r.Client.Where(), err))
+			return
+		}
+	}
+	warnUserNamespaces(opts, s, r.Client.Endpoint(), resp)
 }
 
 // checkAgainstEngine refuses, at plan time, memory and CPUs the engine does

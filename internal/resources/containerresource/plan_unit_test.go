@@ -88,3 +88,39 @@ func TestUserNamespaceWarning(t *testing.T) {
 		}
 	}
 }
+
+// A plan that keeps every value of the state changes nothing, and asks the
+// engine nothing; a create, any changed or unknown value, or an attribute
+// one side lacks is checked against it.
+func TestUnchangedPlan(t *testing.T) {
+	t.Parallel()
+	state := map[string]tftypes.Value{
+		"name":   tftypes.NewValue(tftypes.String, "a"),
+		"memory": tftypes.NewValue(tftypes.Number, 256),
+	}
+	with := func(name string, v tftypes.Value) map[string]tftypes.Value {
+		out := map[string]tftypes.Value{name: v}
+		for k, v := range state {
+			if k != name {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		plan      map[string]tftypes.Value
+		state     map[string]tftypes.Value
+		unchanged bool
+	}{
+		{"the same values", with("memory", tftypes.NewValue(tftypes.Number, 256)), state, true},
+		{"a create", state, nil, false},
+		{"a changed value", with("memory", tftypes.NewValue(tftypes.Number, 512)), state, false},
+		{"an unknown value", with("memory", tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)), state, false},
+		{"a value the state lacks", with("cpus", tftypes.NewValue(tftypes.Number, 1)), state, false},
+	} {
+		if got := unchangedPlan(tc.plan, tc.state); got != tc.unchanged {
+			t.Errorf("%s: unchangedPlan = %v, want %v", tc.name, got, tc.unchanged)
+		}
+	}
+}

@@ -231,17 +231,22 @@ func (p privilegesModel) validate() diag.Diagnostics {
 	return diags
 }
 
+// namesSeccomp says whether the security options name a seccomp profile.
+func namesSeccomp(opts tftypes.Value) bool {
+	for _, opt := range values.RawStrings(opts) {
+		if key, _, _ := engine.SplitSecurityOpt(opt); key == "seccomp" {
+			return true
+		}
+	}
+	return false
+}
+
 // warnUserNamespaces warns, at the plan of a new sandbox that names no
 // seccomp profile, when the engine's default filter is weaker than
 // Docker's: none at all, or Podman's stock profile, which lets a process
 // create user namespaces (Docker's refuses without CAP_SYS_ADMIN).
 func warnUserNamespaces(opts tftypes.Value, s engine.Seccomp, endpoint string, resp *resource.ModifyPlanResponse) {
-	for _, opt := range values.RawStrings(opts) {
-		if key, _, _ := engine.SplitSecurityOpt(opt); key == "seccomp" {
-			return
-		}
-	}
-	if !opts.IsKnown() {
+	if namesSeccomp(opts) || !opts.IsKnown() {
 		return
 	}
 	fix := "give the engine's host Docker's seccomp profile (the default.json of github.com/moby/profiles/seccomp; " +

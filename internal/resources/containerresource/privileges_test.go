@@ -157,7 +157,7 @@ func inlineProfileSteps(t *testing.T, name string) []resource.TestStep {
 // namespace (unshare -U -r), as Docker's default seccomp profile refuses
 // one without CAP_SYS_ADMIN.
 func unshareBlocked(ctx context.Context, t *testing.T, name string) (bool, error) {
-	res, err := acctest.Engine(t).Exec(ctx, name, "unshare", "-U", "-r", "id", "-u")
+	res, err := acctest.Exec(ctx, t, name, "unshare", "-U", "-r", "id", "-u")
 	if err != nil {
 		return false, err
 	}
@@ -174,7 +174,7 @@ func TestAccContainer_defaultSeccompBlocksUserNamespaces(t *testing.T) {
 	tf := acctest.NewCLI(t, acctest.Config(name, `  network_mode = "none"`))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
 	plan := acctest.Flatten(tf.Run("plan"))
-	weak := acctest.Facts(t).Seccomp.AllowsUserNamespaces
+	weak := acctest.DefaultSeccomp(t).AllowsUserNamespaces
 	if warned := strings.Contains(plan, "Sandbox can create user namespaces"); warned != weak {
 		t.Fatalf("the engine's profile lets user namespaces through: %v; the plan warns: %v:\n%s", weak, warned, plan)
 	}

@@ -171,3 +171,36 @@ func TestAccCluster_privateRegistry(t *testing.T) {
 		acctest.ExpectSecretGone(t, secret)
 	}
 }
+
+// TestAccCluster_pullSecretMadeAfterThePod: a pull secret the provider's
+// kubernetes.image_pull_secrets names, which the namespace gets only after
+// the pod's first pull was refused (as an operator that syncs pull secrets
+// may make it late, or as a loaded node's kubelet may not read it in
+// time), does not fail the create: the kubelet said it could not read the
+// secret, so the refusal did not judge it, and its next pull, with it,
+// starts the sandbox.
+func TestAccCluster_pullSecretMadeAfterThePod(t *testing.T) {
+	acctest.RequireCluster(t)
+	reg := acctest.PrivateRegistry(t)
+	name := acctest.ClusterName(t)
+	ref := reg.PushPrivate(t)
+	secret := name + "-synced"
+	provider := strings.Replace(acctest.ClusterProvider(t, ""), "helper_image",
+		fmt.Sprintf("image_pull_secrets = [%q]\n    helper_image", secret), 1)
+	var made <-chan error
+	acctest.ClusterTest(t, []resource.TestStep{{
+		PreConfig: func() { made = reg.PullSecretAfterRefusal(t, name, secret) },
+		Config:    provider + privateSandbox(name, ref),
+		ConfigStateChecks: []statecheck.StateCheck{
+			acctest.ClusterIsolated(t, addr),
+			acctest.ClusterCheck(t, addr, func(context.Context, engine.Sandbox, *corev1.Pod) error {
+				select {
+				case err := <-made:
+					return err
+				default:
+					return fmt.Errorf("the sandbox started before the secret %s was made", secret)
+				}
+			}),
+		},
+	}})
+}

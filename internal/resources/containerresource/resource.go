@@ -17,6 +17,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/builds"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
@@ -101,7 +102,8 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	defer cancel()
 
 	var seen mainProcess
-	added, diags := r.create(ctx, &plan, secretEnv, &seen)
+	var derived engine.Built
+	added, diags := r.create(ctx, &plan, secretEnv, &seen, &derived)
 	resp.Diagnostics.Append(diags...)
 	_, pending := pendingToken(plan.ID)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -125,6 +127,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	plan.settleUnknowns()
 	resp.Diagnostics.Append(writeDefaults(ctx, resp.Private, added)...)
 	resp.Diagnostics.Append(writeMainProcess(ctx, resp.Private, seen)...)
+	resp.Diagnostics.Append(builds.Record(ctx, resp.Private, derived)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, r.identityOf(plan.ID.ValueString()))...)
 }
@@ -216,7 +219,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	diags = r.remove(ctx, state)
+	diags = r.remove(ctx, state, builds.Recorded(ctx, req.Private, state.ImageID.ValueString()))
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		resp.Diagnostics.Append(diags...)
 	} else {

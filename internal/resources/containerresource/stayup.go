@@ -66,7 +66,7 @@ func observedMainProcess(c engine.Sandbox, looping bool) mainProcess {
 	return p
 }
 
-func readMainProcess(ctx context.Context, p privateReader) (mainProcess, diag.Diagnostics) {
+func readMainProcess(ctx context.Context, p values.PrivateReader) (mainProcess, diag.Diagnostics) {
 	var m mainProcess
 	raw, diags := p.GetKey(ctx, mainProcessKey)
 	if len(raw) > 0 && !diags.HasError() {
@@ -77,7 +77,7 @@ func readMainProcess(ctx context.Context, p privateReader) (mainProcess, diag.Di
 	return m, diags
 }
 
-func writeMainProcess(ctx context.Context, p privateWriter, m mainProcess) diag.Diagnostics {
+func writeMainProcess(ctx context.Context, p values.PrivateWriter, m mainProcess) diag.Diagnostics {
 	if m == (mainProcess{}) {
 		return p.SetKey(ctx, mainProcessKey, nil)
 	}

@@ -33,6 +33,15 @@ func (r *Resource) update(ctx context.Context, plan *resourceModel, state resour
 	if diags.Append(r.renew(ctx, id, *plan, state)...); diags.HasError() {
 		return diags
 	}
+	if plan.wants() != stateStopped && !plan.Expired.ValueBool() {
+		var spec engine.ContainerSpec
+		diags.Append(plan.mountsModel.applyTo(&spec)...)
+		untilSeen, err := r.awaitSnapshots(ctx, writableVolumes(spec), "Apply again")
+		if err != nil {
+			return append(diags, diag.NewErrorDiagnostic("Cannot start sandbox", err.Error()))
+		}
+		defer untilSeen()
+	}
 	if diags.Append(r.applyRunState(ctx, id, *plan, seen, secretEnv)...); diags.HasError() {
 		return diags
 	}
@@ -125,15 +134,6 @@ func (r *Resource) applyRunState(ctx context.Context, id string, plan resourceMo
 	want := plan.wants()
 	if plan.Expired.ValueBool() && want != stateStopped {
 		return diags // expired: it stays stopped until a renewal
-	}
-	if want != stateStopped {
-		var spec engine.ContainerSpec
-		diags.Append(plan.mountsModel.applyTo(&spec)...)
-		started, err := r.awaitSnapshots(ctx, writableVolumes(spec), "Apply again")
-		if err != nil {
-			return append(diags, diag.NewErrorDiagnostic("Cannot start sandbox", err.Error()))
-		}
-		defer started()
 	}
 	c, err := r.Client.InspectContainer(ctx, id)
 	if err != nil {

@@ -154,12 +154,9 @@ func TestAccImage_savedPlanAfterTheContextChanged(t *testing.T) {
 // of this test's context made (its Dockerfile labels them).
 func imagesOfTest(t *testing.T, name string) []string {
 	t.Helper()
-	list, err := acctest.Docker(t).ImageList(context.Background(), image.ListOptions{
+	list := acctest.ListImages(t, image.ListOptions{
 		All: true, Filters: filters.NewArgs(filters.Arg("label", "test.name="+name)),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ids := make([]string, 0, len(list))
 	for _, img := range list {
 		ids = append(ids, img.ID)

@@ -33,11 +33,13 @@ func (m resourceModel) digest() (string, error) {
 
 // build checks that the context is what was planned and that the name is
 // free for this provider to tag, then builds, streaming the context as a
-// tar and the output to the log.
-func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics {
+// tar and the output to the log. It returns the build, whose intermediate
+// images the resource removes with its image.
+func (r *Resource) build(ctx context.Context, m *resourceModel) (engine.Built, diag.Diagnostics) {
+	var built engine.Built
 	diags := r.needsImages()
 	if diags.HasError() {
-		return diags
+		return built, diags
 	}
 	dir, name := m.Context.ValueString(), tagged(m.Name.ValueString())
 	files, err := walkContext(dir, m.Dockerfile.ValueString())
@@ -48,17 +50,17 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	if err != nil {
 		diags.AddAttributeError(path.Root("context"), "Cannot read the build context", err.Error()+
 			". Make the context directory and its files readable by the user running Terraform.")
-		return diags
+		return built, diags
 	}
 	if want := m.ContextDigest.ValueString(); want != "" && sum != want {
 		diags.AddAttributeError(path.Root("context"), "Build context changed since the plan", fmt.Sprintf(
 			"The files in %s no longer have the digest the plan recorded (%s, now %s): apply builds what was "+
 				"planned or nothing. Plan and apply again.", dir, want, sum))
-		return diags
+		return built, diags
 	}
 	owner := m.owner()
 	if d := r.checkNameFree(ctx, name, owner); d != nil {
-		return append(diags, d)
+		return built, append(diags, d)
 	}
 	// What an earlier build of this configuration, cut off, left behind.
 	_ = r.images.RemoveLeftBuilds(ctx, labelOwner, owner) // best effort: the build goes on
@@ -67,7 +69,7 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 	tarball, w := io.Pipe()
 	go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
 	defer func() { _ = tarball.Close() }()
-	id, err := r.images.BuildImage(ctx, engine.BuildSpec{
+	built, err = r.images.BuildImage(ctx, engine.BuildSpec{
 		Context: tarball, Dockerfile: m.Dockerfile.ValueString(), Tag: name,
 		BuildArgs: m.inputs().args, Target: m.Target.ValueString(), Labels: labels,
 	}, func(line string) { tflog.Info(ctx, line, map[string]any{"image": name}) })
@@ -84,11 +86,11 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) diag.Diagnostics
 		}
 		diags.AddError(summary, fmt.Sprintf("Building %s from %s on the Docker engine at %s failed: %v. %s",
 			name, dir, r.Client.Endpoint(), err, next))
-		return diags
+		return built, diags
 	}
-	m.ID, m.ImageID, m.ContextDigest = types.StringValue(id), types.StringValue(id), types.StringValue(sum)
+	m.ID, m.ImageID, m.ContextDigest = types.StringValue(built.ID), types.StringValue(built.ID), types.StringValue(sum)
 	m.Tagged = types.BoolValue(true)
-	return diags
+	return built, diags
 }
 
 // imageLabels are the labels a build of m whose context digest is sum
@@ -128,11 +130,13 @@ func (r *Resource) checkNameFree(ctx context.Context, name, owner string) diag.D
 		name, engine.ShortID(img.ID), r.Client.Endpoint(), inherited, r.Client.Endpoint(), name))
 }
 
-// remove removes the image this resource built. When other tags name it
-// too, only this resource's tag goes. An image a container still uses
+// remove removes the image this resource built (built: its ID and the
+// intermediate images recorded for it), and those intermediates, never
+// its other parents. When other tags name it too, only this resource's
+// tag goes. An image a container still uses
 // stays, and the error names the containers; an image this provider's
 // labels do not prove it built stays too.
-func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics {
+func (r *Resource) remove(ctx context.Context, m resourceModel, built engine.Built) diag.Diagnostics {
 	diags := r.needsImages()
 	if diags.HasError() {
 		return diags
@@ -173,7 +177,7 @@ func (r *Resource) remove(ctx context.Context, m resourceModel) diag.Diagnostics
 		if listErr == nil && len(users) > 0 {
 			return append(diags, r.inUse(name, id, users))
 		}
-		err = r.images.RemoveImage(ctx, id)
+		err = r.images.RemoveBuilt(ctx, built)
 	}
 	switch {
 	case err == nil || engine.IsNotFound(err):

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/base"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/builds"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/identity"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/framework/values"
 )
@@ -83,7 +84,8 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp.Diagnostics.Append(r.build(ctx, &plan)...)
+	built, diags := r.build(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		resp.Diagnostics.AddError("Image build timed out", fmt.Sprintf(
 			"Building %s on the Docker engine at %s took longer than its create timeout (%s). Raise "+
@@ -92,6 +94,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(builds.Record(ctx, resp.Private, built)...)
 	resp.Diagnostics.Append(values.SetState(ctx, &resp.State, plan)...)
 	resp.Diagnostics.Append(identity.Set(ctx, resp.Identity, map[string]string{identity.ID: plan.ID.ValueString()})...)
 }
@@ -154,7 +157,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp.Diagnostics.Append(r.remove(ctx, state)...)
+	resp.Diagnostics.Append(r.remove(ctx, state, builds.Recorded(ctx, req.Private, state.ImageID.ValueString()))...)
 }
 
 // ImportState takes an image by ID or name, or by its identity: only one

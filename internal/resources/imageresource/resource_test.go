@@ -199,14 +199,18 @@ func TestAccImage_failingStep(t *testing.T) {
 // left that nothing uses.
 func expectNoDanglingImages(t *testing.T, name, what string) {
 	t.Helper()
-	list, err := acctest.Docker(t).ImageList(context.Background(), image.ListOptions{
+	list := acctest.ListImages(t, image.ListOptions{
 		Filters: filters.NewArgs(filters.Arg("dangling", "true"), filters.Arg("label", "test.name="+name)),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, img := range list {
-		t.Errorf("%s left the dangling image %s", what, img.ID)
+		// Which step made it, and when, says which moment of a build
+		// left it.
+		step := "(no history)"
+		if history, err := acctest.Docker(t).ImageHistory(context.Background(), img.ID); err == nil && len(history) > 0 {
+			step = history[0].CreatedBy
+		}
+		t.Errorf("%s left the dangling image %s, made %s by %q (parent %q)", what, img.ID,
+			time.Unix(img.Created, 0).UTC().Format(time.RFC3339), step, img.ParentID)
 	}
 }
 

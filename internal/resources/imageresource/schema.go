@@ -64,8 +64,11 @@ func resourceSchema(ctx context.Context) schema.Schema {
 			"keep_on_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Whether destroying leaves the image on the engine. When false (the " +
 					"default), destroy removes the image's tag, and the image with it unless another tag names " +
-					"it; an image a container still uses is an error that names the containers. Changing it " +
-					"updates the state only.",
+					"it, with the intermediate images its build made for its steps. It never removes an image " +
+					"the build started FROM or found in its cache, such as a base image given by its ID: the engine " +
+					"is not asked to prune untagged parents. An imported image's intermediates stay (only a build " +
+					"records them). An image a container still uses is an error that names the containers. " +
+					"Changing it updates the state only.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),

@@ -54,7 +54,7 @@ func (h *holder) hold(volume string) func(context.Context) func() {
 			return func() {} // ctx ended: the read fails with it
 		}
 		for range holdRounds {
-			writers, ok := h.runningWriters(ctx, volume)
+			writers, ok := h.runningWriters(ctx, volume, true)
 			if !ok || len(writers) == 0 {
 				break
 			}
@@ -85,9 +85,12 @@ func (h *holder) hold(volume string) func(context.Context) func() {
 }
 
 // runningWriters are the running sandboxes that mount the volume writable
-// and that the holder has not held yet; ok is false when the engine could
-// not say (and the holder warned).
-func (h *holder) runningWriters(ctx context.Context, volume string) ([]engine.VolumeUser, bool) {
+// and that the holder has not held yet, with the paused ones among them
+// where paused is true; ok is false when the engine could not say (and the
+// holder warned). A hold takes the paused too: one paused by another
+// snapshot of this apply, which lets it go between the listing and the
+// count of its holders, would otherwise run unheld through the read.
+func (h *holder) runningWriters(ctx context.Context, volume string, paused bool) ([]engine.VolumeUser, bool) {
 	users, err := h.on.VolumeUsers(ctx, volume)
 	if err != nil {
 		h.warn(volume, fmt.Sprintf("which sandboxes write to it could not be asked (%s)", engine.Brief(err)))
@@ -97,7 +100,7 @@ func (h *holder) runningWriters(ctx context.Context, volume string) ([]engine.Vo
 	for _, u := range users {
 		// One another snapshot of this apply holds is held here too: the
 		// other's end must not let it go during this read.
-		if u.Writable && (u.Running || pauses.holds(h.on.Where(), u.ID)) && !h.held[u.ID] {
+		if u.Writable && (u.Running || (paused && u.Paused) || pauses.holds(h.on.Where(), u.ID)) && !h.held[u.ID] {
 			writers = append(writers, u)
 		}
 	}
@@ -114,7 +117,7 @@ func (h *holder) verify(ctx context.Context, volume string) error {
 	if len(h.failed) > 0 {
 		return &heldNotError{Writers: h.failed}
 	}
-	writers, ok := h.runningWriters(ctx, volume)
+	writers, ok := h.runningWriters(ctx, volume, false)
 	if !ok || len(writers) == 0 {
 		return nil
 	}

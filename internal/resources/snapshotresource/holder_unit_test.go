@@ -16,10 +16,14 @@ type fakeEngine struct {
 	calls   int
 	paused  []string
 	resumed []string
-	refuse  error // what every pause answers, when set
+	refuse  error  // what every pause answers, when set
+	onList  func() // runs as a listing is answered, when set
 }
 
 func (f *fakeEngine) VolumeUsers(context.Context, string) ([]engine.VolumeUser, error) {
+	if f.onList != nil {
+		f.onList()
+	}
 	l := f.lists[min(f.calls, len(f.lists)-1)]
 	f.calls++
 	return l, nil
@@ -126,5 +130,31 @@ func TestHolderRefusesAReadWhoseWriterWasNotPaused(t *testing.T) {
 	release()
 	if err != nil {
 		t.Errorf("a writer that stopped before its pause: %v", err)
+	}
+}
+
+// A writer that another snapshot of the apply holds paused, and lets go
+// between the listing (which shows it paused) and the count of its
+// holders, is held all the same: it does not run unheld through the read.
+func TestHolderTakesAWriterAnotherLetsGoWhileItLists(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeEngine{lists: [][]engine.VolumeUser{{writer("handed")}}}
+	first := &holder{pauser: f, on: f}
+	releaseFirst := first.hold("one")(ctx)
+	paused := engine.VolumeUser{Container: "sandbox-handed", ID: "handed", Writable: true, Paused: true}
+	f.lists, f.calls = [][]engine.VolumeUser{{paused}, {writer("handed")}}, 0
+	f.onList = func() {
+		if f.calls == 0 {
+			releaseFirst() // the first snapshot ends as the second lists
+		}
+	}
+	second := &holder{pauser: f, on: f}
+	releaseSecond := second.hold("two")(ctx)
+	if err := second.verify(ctx, "two"); err != nil {
+		t.Fatalf("the writer was held through the read: %v", err)
+	}
+	releaseSecond()
+	if !slices.Equal(f.paused, []string{"handed", "handed"}) || !slices.Equal(f.resumed, []string{"handed", "handed"}) {
+		t.Errorf("paused %v, resumed %v", f.paused, f.resumed)
 	}
 }

@@ -126,6 +126,8 @@ func TestAccVolume_seededFromSource(t *testing.T) {
 		{
 			Config:           seededConfig(name, source, "1"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			// Each seeding removed its helper, on every engine.
+			Check: helpersLeft(t, name),
 		},
 	})
 }

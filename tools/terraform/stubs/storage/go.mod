@@ -1,0 +1,5 @@
+module cloud.google.com/go/storage
+
+go 1.26.0
+
+require google.golang.org/api v0.0.0
