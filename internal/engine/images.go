@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,8 +64,9 @@ func FamiliarTag(tag string) string {
 
 // BuildSpec is an image build the provider asks of the engine.
 type BuildSpec struct {
-	// Context is a tar of the build context, Dockerfile included.
-	Context    io.Reader
+	// Context opens a tar of the build context, Dockerfile included: a
+	// new stream each time, for a build the engine must run again.
+	Context    func() io.ReadCloser
 	Dockerfile string // path inside the context
 	Tag        string // repository:tag; empty for an untagged image
 	BuildArgs  map[string]string
@@ -101,4 +103,9 @@ func (e *BuildError) Error() string {
 		b.WriteString(". Last lines of its output:\n  " + strings.Join(e.Tail, "\n  "))
 	}
 	return b.String()
+}
+
+// BytesContext is a BuildSpec's Context that opens b each time.
+func BytesContext(b []byte) func() io.ReadCloser {
+	return func() io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
@@ -29,7 +30,8 @@ const buildTailLines = 20
 // intermediate images the build made, which the engine keeps when the
 // image is removed (RemoveBuilt removes both). A build has no deadline of
 // its own: it takes as long as its steps, within the caller's (the create
-// timeout).
+// timeout). A build that Podman failed for a race in its own store is run
+// again (storageRace).
 func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf func(line string)) (engine.Built, error) {
 	defer engine.InFlight()()
 	// The build token proves the provider built the image (provenance.go).
@@ -44,7 +46,26 @@ func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf fun
 	if opts.AuthConfigs, err = c.buildAuth(); err != nil {
 		return engine.Built{}, err
 	}
-	resp, err := c.api.ImageBuild(ctx, spec.Context, opts)
+	for attempt := 1; ; attempt++ {
+		built, err := c.buildOnce(ctx, spec, opts, logf)
+		if attempt == storageRaceBuilds || !c.storageRace(ctx, err) {
+			return built, err
+		}
+		logf(fmt.Sprintf("Podman failed the build for a race in its image store (%v): building again", err))
+		select {
+		case <-ctx.Done():
+			return built, err
+		case <-time.After(time.Duration(attempt) * storageRacePause):
+		}
+	}
+}
+
+// buildOnce runs the build once, with a new stream of the context.
+func (c *Client) buildOnce(ctx context.Context, spec engine.BuildSpec, opts build.ImageBuildOptions,
+	logf func(line string)) (engine.Built, error) {
+	buildContext := spec.Context()
+	defer func() { _ = buildContext.Close() }()
+	resp, err := c.api.ImageBuild(ctx, buildContext, opts)
 	if err != nil {
 		return engine.Built{}, err
 	}
@@ -64,6 +85,33 @@ func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf fun
 		return engine.Built{}, fmt.Errorf("inspecting the image just built (%s): %w", id, err)
 	}
 	return engine.Built{ID: img.ID, Intermediates: out.below(img.ID)}, nil
+}
+
+// storageRaceBuilds is how many times a build is run in all while Podman
+// fails it for a race in its store.
+const storageRaceBuilds = 3
+
+// storageRacePause is the pause before the second build, and grows by
+// as much before each after it. A variable for the tests.
+var storageRacePause = time.Second
+
+// storageRace reports whether err is a build that Podman failed because
+// an image or layer went from its store while the build read it: its
+// builder lists the images to find one it can take from its cache, then
+// reads each one's layers, and an image removed meanwhile (by another
+// client, or by the provider's own removal of a helper image beside the
+// build) fails the build with "checking if cached image exists from a
+// previous build: getting top layer info: layer not known" (Podman 4.3).
+// The build's stream carries only that text, so its error is read for
+// containers/storage's words for a missing layer or image. A base image
+// that is really missing fails every build the same way, a few seconds
+// later.
+func (c *Client) storageRace(ctx context.Context, err error) bool {
+	var buildErr *engine.BuildError
+	if !errors.As(err, &buildErr) || ctx.Err() != nil || c.Kind(ctx) != KindPodman {
+		return false
+	}
+	return strings.Contains(buildErr.Message, "layer not known") || strings.Contains(buildErr.Message, "image not known")
 }
 
 // buildOptions asks the classic builder for spec, with the intermediate

@@ -50,7 +50,8 @@ func (c *Client) DeriveImage(ctx context.Context, base string, files []engine.Fi
 	if err := tw.Close(); err != nil {
 		return engine.Built{}, err
 	}
-	return c.BuildImage(ctx, engine.BuildSpec{Context: &buf, Dockerfile: "Dockerfile", Labels: labels}, func(string) {})
+	return c.BuildImage(ctx, engine.BuildSpec{Context: engine.BytesContext(buf.Bytes()), Dockerfile: "Dockerfile",
+		Labels: labels}, func(string) {})
 }
 
 // writeFiles writes files into tw under dir.

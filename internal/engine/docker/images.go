@@ -36,13 +36,15 @@ func (c *Client) EnsureImage(ctx context.Context, ref string) (engine.Image, err
 }
 
 // ensureImageID is EnsureImage for an image ID, which no pull can bring
-// back. An ID the engine denies is read again as reread paces it: Podman's
-// store answers "image not known" for a moment while another client
-// removes an image (reread.go), and in a CI run rootless Podman under load
-// denied an image the same apply had just built. An ID that stays missing
-// costs some eight seconds before its error.
+// back. An ID the engine denies is read again as reread paces it, and on
+// Podman for longer (podmanIDRereads): Podman's store answers "image not
+// known" for a moment while another client removes an image (reread.go),
+// and in CI runs rootless Podman under load denied for more than eight
+// seconds an image that the same apply had just built, or that its plan
+// had just read. An ID that stays missing costs some eight seconds before
+// its error, on Podman some thirty.
 func (c *Client) ensureImageID(ctx context.Context, id string) (engine.Image, error) {
-	img, err := c.inspectImageWhile(ctx, id, func(err error) bool { return cerrdefs.IsInternal(err) || engine.IsNotFound(err) })
+	img, err := c.inspectImageTimes(ctx, id, c.idRereads(ctx), internalOrNotFound)
 	switch {
 	case err == nil:
 		return img, nil
@@ -52,14 +54,31 @@ func (c *Client) ensureImageID(ctx context.Context, id string) (engine.Image, er
 	return engine.Image{}, fmt.Errorf("inspecting image %q: %w", id, err)
 }
 
-func (c *Client) inspectImage(ctx context.Context, ref string) (engine.Image, error) {
-	return c.inspectImageWhile(ctx, ref, cerrdefs.IsInternal)
+// podmanIDRereads is how many times an image ID that Podman denies is
+// asked in all: some thirty seconds (reread.go's pauses, doubling).
+const podmanIDRereads = 8
+
+// idRereads is how many times an image ID the engine denies is asked in
+// all before it counts as gone.
+func (c *Client) idRereads(ctx context.Context) int {
+	if c.Kind(ctx) == KindPodman {
+		return podmanIDRereads
+	}
+	return rereads
 }
 
-// inspectImageWhile inspects ref, asked again while again says so.
-func (c *Client) inspectImageWhile(ctx context.Context, ref string, again func(error) bool) (engine.Image, error) {
+// internalOrNotFound says to ask again after an internal error or a denial.
+func internalOrNotFound(err error) bool { return cerrdefs.IsInternal(err) || engine.IsNotFound(err) }
+
+func (c *Client) inspectImage(ctx context.Context, ref string) (engine.Image, error) {
+	return c.inspectImageTimes(ctx, ref, rereads, cerrdefs.IsInternal)
+}
+
+// inspectImageTimes inspects ref, asked again while again says so, up to
+// times in all.
+func (c *Client) inspectImageTimes(ctx context.Context, ref string, times int, again func(error) bool) (engine.Image, error) {
 	var img image.InspectResponse
-	err := c.rereadWithin(ctx, "the request to inspect an image", engine.QuickCallTimeout, again, func(ctx context.Context) (err error) {
+	err := c.rereadTimes(ctx, "the request to inspect an image", engine.QuickCallTimeout, times, again, func(ctx context.Context) (err error) {
 		img, err = c.api.ImageInspect(ctx, ref)
 		return err
 	})
@@ -76,9 +95,16 @@ func imageOf(img image.InspectResponse) engine.Image {
 	return out
 }
 
-// InspectImage returns the engine's data for an image.
+// InspectImage returns the engine's data for an image. An image ID that
+// Podman denies is asked again first, as reread paces it (ensureImageID):
+// a refresh that took a denial for a removal would plan to build the image
+// again, and to replace every sandbox of it.
 func (c *Client) InspectImage(ctx context.Context, ref string) (engine.Image, error) {
-	img, err := c.inspectImage(ctx, ref)
+	again := cerrdefs.IsInternal
+	if engine.IsImageID(ref) && c.Kind(ctx) == KindPodman {
+		again = internalOrNotFound
+	}
+	img, err := c.inspectImageTimes(ctx, ref, rereads, again)
 	if err != nil {
 		return engine.Image{}, fmt.Errorf("inspecting image %q: %w", ref, err)
 	}

@@ -71,3 +71,46 @@ func TestEnsureImageAsksAgainForAnIDDeniedForAMoment(t *testing.T) {
 		t.Errorf("got %q, %v after %d inspects; want %s after 3", img.ID, err, inspects, id)
 	}
 }
+
+// An image ID that Podman denies is asked again, for longer on a create
+// (EnsureImage) than on a read (InspectImage), before it counts as gone;
+// Docker's denial of one counts at once on a read. A name that Podman
+// denies counts at once (a free name is the common case).
+func TestPodmansDenialOfAnIDIsAskedAgain(t *testing.T) {
+	defer func(p time.Duration) { rereadPause = p }(rereadPause)
+	rereadPause = time.Millisecond
+	id := "sha256:" + strings.Repeat("cd", 32)
+	for _, tc := range []struct {
+		name     string
+		podman   bool
+		ref      string
+		ensure   bool
+		inspects int
+	}{
+		{"Podman, a read of an ID", true, id, false, rereads},
+		{"Podman, a create's check of an ID", true, id, true, podmanIDRereads},
+		{"Podman, a read of a name", true, "agent:1", false, 1},
+		{"Docker, a read of an ID", false, id, false, 1},
+		{"Docker, a create's check of an ID", false, id, true, rereads},
+	} {
+		inspects := 0
+		c := fakeEngine(t, func(w http.ResponseWriter, r *http.Request) {
+			if tc.podman {
+				w.Header().Set(podmanHeader, "4.3.1")
+			}
+			if strings.Contains(r.URL.Path, "/images/") {
+				inspects++
+			}
+			http.Error(w, `{"message":"image not known"}`, http.StatusNotFound)
+		})
+		var err error
+		if tc.ensure {
+			_, err = c.EnsureImage(context.Background(), tc.ref)
+		} else {
+			_, err = c.InspectImage(context.Background(), tc.ref)
+		}
+		if !engine.IsNotFound(err) && !errors.Is(err, engine.ErrImageIDNotPullable) || inspects != tc.inspects {
+			t.Errorf("%s: %v after %d inspects, want not found after %d", tc.name, err, inspects, tc.inspects)
+		}
+	}
+}

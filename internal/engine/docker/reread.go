@@ -36,9 +36,15 @@ func (c *Client) reread(ctx context.Context, call string, f func(context.Context
 // errors again says are worth it.
 func (c *Client) rereadWithin(ctx context.Context, call string, timeout time.Duration, again func(error) bool,
 	f func(context.Context) error) error {
+	return c.rereadTimes(ctx, call, timeout, rereads, again, f)
+}
+
+// rereadTimes is rereadWithin with the number of asks in all.
+func (c *Client) rereadTimes(ctx context.Context, call string, timeout time.Duration, times int, again func(error) bool,
+	f func(context.Context) error) error {
 	err := c.within(ctx, call, timeout, f)
 	pause := rereadPause
-	for attempt := 1; attempt < rereads && again(err); attempt++ {
+	for attempt := 1; attempt < times && again(err); attempt++ {
 		select {
 		case <-ctx.Done():
 			return err

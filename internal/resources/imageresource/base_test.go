@@ -55,7 +55,7 @@ func buildUntagged(t *testing.T, dockerfile string) string {
 		t.Fatal(err)
 	}
 	images := acctest.Engine(t)
-	built, err := images.BuildImage(context.Background(), engine.BuildSpec{Context: &buf, Dockerfile: "Dockerfile"},
+	built, err := images.BuildImage(context.Background(), engine.BuildSpec{Context: engine.BytesContext(buf.Bytes()), Dockerfile: "Dockerfile"},
 		func(string) {})
 	if err != nil {
 		t.Fatalf("building the base image by hand: %v", err)

@@ -66,9 +66,11 @@ func (r *Resource) build(ctx context.Context, m *resourceModel) (engine.Built, d
 	_ = r.images.RemoveLeftBuilds(ctx, labelOwner, owner) // best effort: the build goes on
 
 	labels := m.imageLabels(sum)
-	tarball, w := io.Pipe()
-	go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
-	defer func() { _ = tarball.Close() }()
+	tarball := func() io.ReadCloser {
+		tarball, w := io.Pipe()
+		go func() { _ = w.CloseWithError(writeTar(w, dir, files)) }()
+		return tarball
+	}
 	built, err = r.images.BuildImage(ctx, engine.BuildSpec{
 		Context: tarball, Dockerfile: m.Dockerfile.ValueString(), Tag: name,
 		BuildArgs: m.inputs().args, Target: m.Target.ValueString(), Labels: labels,
