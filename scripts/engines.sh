@@ -345,6 +345,20 @@ serve_podman() {
 
 podman_answers() { env $(podman_env) timeout 5 docker version; }
 
+# record_image_events NAME ENV...: records, for as long as the engine NAME
+# (at ENV) runs, its image events (builds, tags and removals, with their
+# times) in its image-events.txt: Podman keeps only its last megabyte of
+# events. testacc.sh prints those of an image a failed test names.
+record_image_events() {
+  local dir="$state/$1"
+  shift
+  alive "$(cat "$dir/events.pid" 2>/dev/null || true)" && return 0
+  env "$@" setsid docker events --filter type=image \
+    --format '{{.Time}} {{.Action}} {{.Actor.ID}} {{index .Actor.Attributes "name"}}' \
+    >>"$dir/image-events.txt" 2>&1 </dev/null &
+  echo $! >"$dir/events.pid"
+}
+
 start_podman() {
   need_root podman
   install_packages podman catatonit
@@ -365,10 +379,12 @@ start_podman() {
       setsid podman system service --time=0 "unix://$podman_sock"
   fi
   load_image $(podman_env)
+  record_image_events podman $(podman_env)
   say "podman: answering, image loaded"
 }
 
 stop_podman() {
+  stop_pid "$state/podman/events.pid"
   stop_pid "$state/podman/service.pid"
   pkill -TERM -f "podman system service --time=0 unix://$podman_sock" 2>/dev/null || true
   rm -f "$podman_sock"
@@ -444,10 +460,12 @@ start_rootless() {
       as_rootless setsid podman system service --time=0 "unix://$dir/podman/podman.sock"
   fi
   load_image $(rootless_env)
+  record_image_events rootless $(rootless_env)
   say "rootless: answering, image loaded"
 }
 
 stop_rootless() {
+  stop_pid "$state/rootless/events.pid"
   stop_pid "$state/rootless/service.pid"
   if id "$rootless_user" >/dev/null 2>&1; then
     pkill -TERM -u "$rootless_user" -f "podman system service" 2>/dev/null || true

@@ -466,6 +466,22 @@ else
   lane $passes
 fi
 mapfile -t failed <"$failures"
+
+# image_events prints what a Podman engine did to each image that a test
+# of its pass that failed names by ID (engines.sh records the events): a
+# test that finds an image gone shows which removal took it, or that none
+# did.
+image_events() {
+  local pass text id at rest
+  awk -F'\t' '$4 == "fail" && ($1 == "podman" || $1 == "rootless") { print $1 "\t" $6 }' "$times" |
+    while IFS=$'\t' read -r pass text; do
+      for id in $(grep -o 'sha256:[0-9a-f]\{64\}' <<<"$text" | sort -u); do
+        echo "== $pass: the engine's events about image ${id:7:12} (UTC):"
+        grep -F "${id#sha256:}" "${SANDBOX_ENGINES_STATE:-$repo/.build/engines}/$pass/image-events.txt" 2>/dev/null |
+          while read -r at rest; do echo "   $(date -u -d "@$at" +%T) $rest"; done
+      done
+    done
+}
 rm -f "$failures"
 
 # Every pass's span in one line, in minutes since the tests began.
@@ -502,6 +518,7 @@ if [ "${#failed[@]}" -gt 0 ]; then
   # CI shows the end of its log: the failed tests, whose output is above.
   echo "== tests that failed (pass, package, test, seconds):" >&2
   awk -F'\t' '$4 == "fail" { sub(/.*\//, "", $2); printf "   %s\t%s\t%s\t%ss\n      %s\n", $1, $2, $3, $5, $6 }' "$times" >&2
+  image_events >&2
   echo "tests failed: ${failed[*]}" >&2
   exit 1
 fi
