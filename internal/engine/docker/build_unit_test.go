@@ -44,12 +44,12 @@ func TestBuildRunsAgainAfterPodmansStorageRace(t *testing.T) {
 					t.Errorf("%s: build %d read the context %q", tc.name, builds+1, body)
 				}
 				if builds++; builds <= tc.fails {
-					fmt.Fprintf(w, `{"stream":"STEP 1/2: FROM base\n"}{"errorDetail":{"message":%q},"error":%[1]q}`, tc.failure)
+					_, _ = fmt.Fprintf(w, `{"stream":"STEP 1/2: FROM base\n"}{"errorDetail":{"message":%q},"error":%[1]q}`, tc.failure)
 					return
 				}
-				fmt.Fprintf(w, `{"stream":"--> %s\n"}{"stream":"%s\n"}`, id[:11], id)
+				_, _ = fmt.Fprintf(w, `{"stream":"--> %s\n"}{"stream":"%s\n"}`, id[:11], id)
 			case strings.Contains(r.URL.Path, "/images/"):
-				fmt.Fprintf(w, `{"Id":"sha256:%s"}`, id)
+				_, _ = fmt.Fprintf(w, `{"Id":"sha256:%s"}`, id)
 			}
 		})
 		built, err := c.BuildImage(context.Background(), engine.BuildSpec{Dockerfile: "Dockerfile",
