@@ -98,10 +98,13 @@ func (c *Client) startExecOnce(ctx context.Context, id string, opts container.Ex
 // startExec creates an exec and starts it, attached to its output.
 func (c *Client) startExec(ctx context.Context, id string, opts container.ExecOptions) (string, types.HijackedResponse, error) {
 	var created container.ExecCreateResponse
-	err := c.within(ctx, "the request to create an exec", engine.QuickCallTimeout, func(ctx context.Context) (err error) {
-		created, err = c.api.ContainerExecCreate(ctx, id, opts)
-		return err
-	})
+	// A create starts nothing: one whose answer was dropped is asked again
+	// (an exec made and never started is removed with its container).
+	err := c.rereadWithin(ctx, "the request to create an exec", engine.QuickCallTimeout, engine.DroppedAnswer,
+		func(ctx context.Context) (err error) {
+			created, err = c.api.ContainerExecCreate(ctx, id, opts)
+			return err
+		})
 	if err != nil {
 		return "", types.HijackedResponse{}, err
 	}
@@ -144,10 +147,12 @@ func attachWithin(ctx context.Context, attach func() (types.HijackedResponse, er
 
 func (c *Client) inspectExec(ctx context.Context, execID string) (container.ExecInspect, error) {
 	var res container.ExecInspect
-	err := c.within(ctx, "the request to inspect an exec", engine.QuickCallTimeout, func(ctx context.Context) (err error) {
-		res, err = c.api.ContainerExecInspect(ctx, execID)
-		return err
-	})
+	// A read, asked again when its answer was dropped (Processes).
+	err := c.rereadWithin(ctx, "the request to inspect an exec", engine.QuickCallTimeout, engine.DroppedAnswer,
+		func(ctx context.Context) (err error) {
+			res, err = c.api.ContainerExecInspect(ctx, execID)
+			return err
+		})
 	return res, err
 }
 

@@ -23,7 +23,11 @@ func (c *Client) Processes(ctx context.Context, id string) ([]engine.Process, er
 		top     container.TopResponse
 	)
 	kind := c.Kind(ctx)
-	err := c.within(ctx, "the request to list a container's processes", engine.QuickCallTimeout, func(ctx context.Context) error {
+	// A read: one whose connection the engine closed without an answer
+	// (rootless Podman's API service, now and then under load: an exec
+	// failed so in a CI run) is asked again.
+	call := "the request to list a container's processes"
+	err := c.rereadWithin(ctx, call, engine.QuickCallTimeout, engine.DroppedAnswer, func(ctx context.Context) error {
 		info, err := c.api.ContainerInspect(ctx, id)
 		if err != nil {
 			return err
