@@ -199,24 +199,45 @@ func RemoveWarden(t *testing.T) {
 // removeHelpers removes the containers and images the provider made
 // beside the sandboxes with the resource type: the helpers that a
 // volume's seeding left when a run crashed (sweep: no run is under way),
-// or the expiry warden.
+// or the expiry warden. Each listed one is checked for both labels: Podman
+// 4.3 lists an image that carries either (it ORs label filters), and this
+// removal, forced, took a sandbox_image of another test, and the sandbox
+// that ran it, when a test with an expiry ended.
 func removeHelpers(ctx context.Context, api *client.Client, resourceType string) error {
-	helpers := filters.NewArgs(filters.Arg("label", engine.LabelManagedBy+"="+engine.ManagedByValue),
-		filters.Arg("label", engine.LabelResourceType+"="+resourceType))
+	want := map[string]string{engine.LabelManagedBy: engine.ManagedByValue, engine.LabelResourceType: resourceType}
+	helpers := filters.NewArgs()
+	for k, v := range want {
+		helpers.Add("label", k+"="+v)
+	}
 	var errs []error
 	list, err := api.ContainerList(ctx, container.ListOptions{All: true, Filters: helpers})
 	errs = append(errs, err)
 	for _, c := range list {
-		errs = append(errs, api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}))
+		if carries(c.Labels, want) {
+			errs = append(errs, api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}))
+		}
 	}
 	images, err := listImages(ctx, api, image.ListOptions{Filters: helpers})
 	errs = append(errs, err)
 	for _, img := range images {
+		if !carries(img.Labels, want) {
+			continue
+		}
 		if _, err := api.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !engine.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// carries reports whether labels has every label of want.
+func carries(labels, want map[string]string) bool {
+	for k, v := range want {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // ImageName returns a name unique to this test run for the images a test

@@ -256,10 +256,8 @@ func (c *Client) updateRestartPolicy(ctx context.Context, id, policy string) err
 // every label in labels, in one list call filtered by the engine. With
 // namePrefix, only those whose name starts with it.
 func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string, namePrefix string) ([]string, error) {
-	args := filters.NewArgs(filters.Arg("label", engine.LabelManagedBy+"="+engine.ManagedByValue))
-	for k, v := range labels {
-		args.Add("label", k+"="+v)
-	}
+	want := managedLabels(labels)
+	args := labelArgs(want)
 	if namePrefix != "" {
 		// Docker matches the name with its leading slash, Podman without.
 		args.Add("name", "^/?"+regexp.QuoteMeta(namePrefix))
@@ -276,8 +274,8 @@ func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string
 		for _, s := range list {
 			// A volume's seeding helper (seed.go) and the expiry warden
 			// (warden.go) are no sandboxes.
-			if hasPrefixName(s.Names, namePrefix) && s.Labels[engine.LabelResourceType] != seedHelperType &&
-				s.Labels[engine.LabelResourceType] != wardenType {
+			kind := s.Labels[engine.LabelResourceType]
+			if hasPrefixName(s.Names, namePrefix) && hasLabels(s.Labels, want) && kind != seedHelperType && kind != wardenType {
 				ids = append(ids, s.ID)
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
@@ -77,14 +76,12 @@ func writeFiles(tw *tar.Writer, dir string, files []engine.File) error {
 // ImagesLabelled returns the IDs of the images that carry every one of
 // labels, filtered by the engine.
 func (c *Client) ImagesLabelled(ctx context.Context, labels map[string]string) ([]string, error) {
-	args := filters.NewArgs()
-	for k, v := range labels {
-		args.Add("label", k+"="+v)
-	}
-	list, err := c.listImages(ctx, image.ListOptions{All: true, Filters: args})
+	list, err := c.listImages(ctx, image.ListOptions{All: true, Filters: labelArgs(labels)})
 	ids := make([]string, 0, len(list))
 	for _, img := range list {
-		ids = append(ids, img.ID)
+		if hasLabels(img.Labels, labels) { // Podman ORs label filters (labels.go)
+			ids = append(ids, img.ID)
+		}
 	}
 	return ids, err
 }

@@ -77,17 +77,14 @@ func (c *Client) InspectVolume(ctx context.Context, name string) (engine.Volume,
 
 // ManagedVolumes lists the volumes with the provider's ownership label and
 // labels, whose name starts with namePrefix, filtered by the engine by
-// their labels.
+// their labels, and again here (labels.go).
 func (c *Client) ManagedVolumes(ctx context.Context, labels map[string]string, namePrefix string) ([]engine.Volume, error) {
-	args := filters.NewArgs(filters.Arg("label", engine.LabelManagedBy+"="+engine.ManagedByValue))
-	for k, v := range labels {
-		args.Add("label", k+"="+v)
-	}
+	want := managedLabels(labels)
 	var out []engine.Volume
 	err := c.within(ctx, "the request to list volumes", engine.QuickCallTimeout, func(ctx context.Context) error {
-		list, err := c.api.VolumeList(ctx, volume.ListOptions{Filters: args})
+		list, err := c.api.VolumeList(ctx, volume.ListOptions{Filters: labelArgs(want)})
 		for _, v := range list.Volumes {
-			if v != nil && strings.HasPrefix(v.Name, namePrefix) {
+			if v != nil && strings.HasPrefix(v.Name, namePrefix) && hasLabels(v.Labels, want) {
 				out = append(out, observedVolume(*v))
 			}
 		}
