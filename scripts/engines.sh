@@ -353,7 +353,7 @@ record_image_events() {
   local dir="$state/$1"
   shift
   alive "$(cat "$dir/events.pid" 2>/dev/null || true)" && return 0
-  env "$@" setsid docker events --filter type=image \
+  env "$@" setsid docker events --since "$(date +%s)" --filter type=image \
     --format '{{.Time}} {{.Action}} {{.Actor.ID}} {{index .Actor.Attributes "name"}}' \
     >>"$dir/image-events.txt" 2>&1 </dev/null &
   echo $! >"$dir/events.pid"
