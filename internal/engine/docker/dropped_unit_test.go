@@ -19,9 +19,10 @@ func TestDroppedAnswerToAReadIsAskedAgain(t *testing.T) {
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/top"):
 			if tops++; tops <= 2 {
-				conn, _, err := w.(http.Hijacker).Hijack()
-				if err == nil {
-					_ = conn.Close()
+				if hijacker, ok := w.(http.Hijacker); ok {
+					if conn, _, err := hijacker.Hijack(); err == nil {
+						_ = conn.Close()
+					}
 				}
 				return
 			}
