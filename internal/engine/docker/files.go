@@ -74,7 +74,7 @@ func writeFiles(tw *tar.Writer, dir string, files []engine.File) error {
 }
 
 // ImagesLabelled returns the IDs of the images that carry every one of
-// labels, filtered by the engine.
+// labels, filtered by the engine and again here (labels.go).
 func (c *Client) ImagesLabelled(ctx context.Context, labels map[string]string) ([]string, error) {
 	list, err := c.listImages(ctx, image.ListOptions{All: true, Filters: labelArgs(labels)})
 	ids := make([]string, 0, len(list))
