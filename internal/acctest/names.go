@@ -213,14 +213,14 @@ func removeHelpers(ctx context.Context, api *client.Client, resourceType string)
 	list, err := api.ContainerList(ctx, container.ListOptions{All: true, Filters: helpers})
 	errs = append(errs, err)
 	for _, c := range list {
-		if carries(c.Labels, want) {
+		if engine.HasLabels(c.Labels, want) {
 			errs = append(errs, api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}))
 		}
 	}
 	images, err := listImages(ctx, api, image.ListOptions{Filters: helpers})
 	errs = append(errs, err)
 	for _, img := range images {
-		if !carries(img.Labels, want) {
+		if !engine.HasLabels(img.Labels, want) {
 			continue
 		}
 		if _, err := api.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil && !engine.IsNotFound(err) {
@@ -228,16 +228,6 @@ func removeHelpers(ctx context.Context, api *client.Client, resourceType string)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// carries reports whether labels has every label of want.
-func carries(labels, want map[string]string) bool {
-	for k, v := range want {
-		if labels[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // ImageName returns a name unique to this test run for the images a test

@@ -103,3 +103,15 @@ func CreatedByProvider(labels, imageLabels map[string]string) bool {
 	token := labels[LabelCreateToken]
 	return ManagedBy(labels) && token != "" && imageLabels[LabelCreateToken] != token
 }
+
+// HasLabels reports whether have carries every label of want, with its
+// value. Podman 4.3 lists an image or a volume that carries any one of the
+// labels a list filters by (docker/labels.go): a list is checked with it.
+func HasLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}

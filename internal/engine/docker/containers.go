@@ -275,7 +275,7 @@ func (c *Client) ManagedContainers(ctx context.Context, labels map[string]string
 			// A volume's seeding helper (seed.go) and the expiry warden
 			// (warden.go) are no sandboxes.
 			kind := s.Labels[engine.LabelResourceType]
-			if hasPrefixName(s.Names, namePrefix) && hasLabels(s.Labels, want) && kind != seedHelperType && kind != wardenType {
+			if hasPrefixName(s.Names, namePrefix) && engine.HasLabels(s.Labels, want) && kind != seedHelperType && kind != wardenType {
 				ids = append(ids, s.ID)
 			}
 		}

@@ -79,7 +79,7 @@ func (c *Client) ImagesLabelled(ctx context.Context, labels map[string]string) (
 	list, err := c.listImages(ctx, image.ListOptions{All: true, Filters: labelArgs(labels)})
 	ids := make([]string, 0, len(list))
 	for _, img := range list {
-		if hasLabels(img.Labels, labels) { // Podman ORs label filters (labels.go)
+		if engine.HasLabels(img.Labels, labels) { // Podman ORs label filters (labels.go)
 			ids = append(ids, img.ID)
 		}
 	}

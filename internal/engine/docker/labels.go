@@ -14,7 +14,7 @@ import (
 // asked for the expiry warden's image (the provider's label and the
 // warden's type) so removed every image the provider had built, a
 // sandbox_image's included. Every list filtered by labels is filtered again
-// here, by all of them (hasLabels).
+// here, by all of them (engine.HasLabels).
 
 // managedLabels are the provider's ownership label and labels.
 func managedLabels(labels map[string]string) map[string]string {
@@ -30,15 +30,4 @@ func labelArgs(want map[string]string) filters.Args {
 		args.Add("label", k+"="+v)
 	}
 	return args
-}
-
-// hasLabels reports whether have carries every label of want, with its
-// value.
-func hasLabels(have, want map[string]string) bool {
-	for k, v := range want {
-		if got, ok := have[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
 }

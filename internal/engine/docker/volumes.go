@@ -84,7 +84,7 @@ func (c *Client) ManagedVolumes(ctx context.Context, labels map[string]string, n
 	err := c.within(ctx, "the request to list volumes", engine.QuickCallTimeout, func(ctx context.Context) error {
 		list, err := c.api.VolumeList(ctx, volume.ListOptions{Filters: labelArgs(want)})
 		for _, v := range list.Volumes {
-			if v != nil && strings.HasPrefix(v.Name, namePrefix) && hasLabels(v.Labels, want) {
+			if v != nil && strings.HasPrefix(v.Name, namePrefix) && engine.HasLabels(v.Labels, want) {
 				out = append(out, observedVolume(*v))
 			}
 		}
