@@ -34,19 +34,23 @@ const buildTailLines = 20
 // again (storageRace).
 func (c *Client) BuildImage(ctx context.Context, spec engine.BuildSpec, logf func(line string)) (engine.Built, error) {
 	defer engine.InFlight()()
-	// The build token proves the provider built the image (provenance.go).
-	spec.Labels = maps.Clone(spec.Labels)
-	if spec.Labels == nil {
-		spec.Labels = map[string]string{}
-	}
-	spec.Labels[engine.LabelBuildToken] = engine.NewCreateToken()
-	spec.Labels[engine.LabelBuildLabels] = buildLabelKeys(spec.Labels)
-	opts := buildOptions(spec)
-	var err error
-	if opts.AuthConfigs, err = c.buildAuth(); err != nil {
+	auth, err := c.buildAuth()
+	if err != nil {
 		return engine.Built{}, err
 	}
+	labels := spec.Labels
 	for attempt := 1; ; attempt++ {
+		// The build token proves the provider built the image
+		// (provenance.go): each build its own, so that nothing a failed
+		// one left is taken for the first image made with it.
+		spec.Labels = maps.Clone(labels)
+		if spec.Labels == nil {
+			spec.Labels = map[string]string{}
+		}
+		spec.Labels[engine.LabelBuildToken] = engine.NewCreateToken()
+		spec.Labels[engine.LabelBuildLabels] = buildLabelKeys(spec.Labels)
+		opts := buildOptions(spec)
+		opts.AuthConfigs = auth
 		built, err := c.buildOnce(ctx, spec, opts, logf)
 		if attempt == storageRaceBuilds || !c.storageRace(ctx, err) {
 			return built, err
