@@ -1,8 +1,6 @@
 package acctest
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -50,27 +48,9 @@ func (r Registry) PushPrivate(t *testing.T) string {
 	ctx := context.Background()
 	api := Docker(t)
 	ref := fmt.Sprintf("%s/private/busybox:%s", r.Host, Name(t))
-	var buildContext bytes.Buffer
-	tw := tar.NewWriter(&buildContext)
-	dockerfile := fmt.Sprintf("FROM %s\nLABEL test.private=%q\n", TestImage, ref)
-	err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))})
-	if err == nil {
-		_, err = tw.Write([]byte(dockerfile))
-	}
-	if err == nil {
-		err = tw.Close()
-	}
-	if err != nil {
+	if err := BuildByHand(ctx, api, fmt.Sprintf("FROM %s\nLABEL test.private=%q\n", TestImage, ref),
+		build.ImageBuildOptions{Tags: []string{ref}}); err != nil {
 		t.Fatal(err)
-	}
-	built, err := api.ImageBuild(ctx, &buildContext, build.ImageBuildOptions{Tags: []string{ref}, Remove: true,
-		ForceRemove: true, Version: build.BuilderV1})
-	if err == nil {
-		err = jsonmessage.DisplayJSONMessagesStream(built.Body, io.Discard, 0, false, nil)
-		_ = built.Body.Close()
-	}
-	if err != nil {
-		t.Fatalf("building %s: %v", ref, err)
 	}
 	auth, err := registry.EncodeAuthConfig(registry.AuthConfig{Username: r.User, Password: r.Password,
 		ServerAddress: r.Host})

@@ -115,7 +115,14 @@ func (c *Client) storageRace(ctx context.Context, err error) bool {
 	if !errors.As(err, &buildErr) || ctx.Err() != nil || c.Kind(ctx) != KindPodman {
 		return false
 	}
-	return strings.Contains(buildErr.Message, "layer not known") || strings.Contains(buildErr.Message, "image not known")
+	return StoreRaceMessage(buildErr.Message)
+}
+
+// StoreRaceMessage reports whether a Podman build's error message holds
+// containers/storage's words for a layer or image that went from its
+// store (storageRace).
+func StoreRaceMessage(message string) bool {
+	return strings.Contains(message, "layer not known") || strings.Contains(message, "image not known")
 }
 
 // buildOptions asks the classic builder for spec, with the intermediate

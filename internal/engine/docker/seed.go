@@ -149,14 +149,23 @@ const helperProgram = "/tfsandbox-volume-tar"
 func (c *Client) importHelperImage(ctx context.Context, volume, token string, program *helpers.Helper) (string, error) {
 	labels := engine.OwnershipLabels(seedHelperType)
 	labels[engine.LabelHelperVolume] = volume
-	return c.importImage(ctx, program, labelChanges(labels, engine.LabelBuildToken, token))
+	return c.importImage(ctx, program, labels, token)
 }
 
-// importImage imports an image with the changes (its labels), and returns
-// its ID: empty, or holding only the program (nil: none) at helperProgram
-// and the empty directories dirs.
-func (c *Client) importImage(ctx context.Context, program *helpers.Helper, changes []string, dirs ...string) (string, error) {
-	content, err := helperImageContent(program, dirs...)
+// importImage imports an image with the labels and the build token, and
+// returns its ID: empty, or holding only the program (nil: none) at
+// helperProgram and the empty directories dirs.
+//
+// The image also holds an empty directory named by the token, so that its
+// layer is its own. Podman 4.3 gives two imports of the same content one
+// layer, which the removal of the first image deletes with it, even while
+// the second import is making its image of it: that import then fails
+// ("creating image ...: layer not known"), as it did for helpers of two
+// sandboxes' volumes seeded side by side.
+func (c *Client) importImage(ctx context.Context, program *helpers.Helper, labels map[string]string, token string,
+	dirs ...string) (string, error) {
+	changes := labelChanges(labels, engine.LabelBuildToken, token)
+	content, err := helperImageContent(program, append(dirs, importMark+token)...)
 	if err != nil {
 		return "", err
 	}
@@ -174,13 +183,22 @@ func (c *Client) importImage(ctx context.Context, program *helpers.Helper, chang
 	return id, err
 }
 
-// helperImageContent is the tar of a helper image's files: none, or the
-// program, streamed.
+// importMark begins the name of the empty directory that makes each
+// imported image's layer its own (importImage).
+const importMark = ".tfsandbox-import-"
+
+// helperImageContent is the tar of a helper image's files: the empty
+// directories dirs (mode 0700), and the program if there is one, streamed.
 func helperImageContent(program *helpers.Helper, dirs ...string) (io.ReadCloser, error) {
 	if program == nil {
-		var empty bytes.Buffer
-		_ = tar.NewWriter(&empty).Close() // an empty archive; writing to a buffer never fails
-		return io.NopCloser(&empty), nil
+		var content bytes.Buffer
+		tw := tar.NewWriter(&content)
+		for _, dir := range dirs {
+			// Writing to a buffer never fails.
+			_ = tw.WriteHeader(&tar.Header{Name: strings.TrimSuffix(dir, "/") + "/", Mode: 0o700, Typeflag: tar.TypeDir})
+		}
+		_ = tw.Close()
+		return io.NopCloser(&content), nil
 	}
 	return program.Tar(strings.TrimPrefix(helperProgram, "/"), dirs...)
 }

@@ -291,8 +291,7 @@ func (c *Client) makeWarden(ctx context.Context) error {
 	}
 	token := engine.NewCreateToken()
 	labels := engine.OwnershipLabels(wardenType)
-	img, err := c.importImage(ctx, program, labelChanges(labels, engine.LabelBuildToken, token),
-		strings.TrimPrefix(path.Dir(warden.Registry), "/"))
+	img, err := c.importImage(ctx, program, labels, token, strings.TrimPrefix(path.Dir(warden.Registry), "/"))
 	if err != nil {
 		return fmt.Errorf("importing the expiry warden's image: %w", err)
 	}

@@ -1,11 +1,8 @@
 package imageresource_test
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,25 +27,8 @@ func buildByHand(ctx context.Context, api *client.Client, base, step, tag string
 // buildByHandWith is buildByHand whose build also sets labels, as the
 // build API's labels (the provider's way).
 func buildByHandWith(ctx context.Context, api *client.Client, base, step, tag string, labels map[string]string) (string, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	dockerfile := []byte(fmt.Sprintf("FROM %s\n%s\n", base, step))
-	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))}); err != nil {
-		return "", err
-	}
-	if _, err := tw.Write(dockerfile); err != nil {
-		return "", err
-	}
-	if err := tw.Close(); err != nil {
-		return "", err
-	}
-	resp, err := api.ImageBuild(ctx, &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, Version: build.BuilderV1,
-		Labels: labels})
-	if err != nil {
-		return "", err
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
+	err := acctest.BuildByHand(ctx, api, fmt.Sprintf("FROM %s\n%s\n", base, step),
+		build.ImageBuildOptions{Tags: []string{tag}, Labels: labels})
 	if err != nil {
 		return "", err
 	}
