@@ -268,7 +268,7 @@ await() {
     fi
     sleep 5
   done
-  [ "$(cat "$marker")" = ok ] || { echo "the build of $1 failed: see .build/background-build.log" >&2; return 1; }
+  [ "$(cat "$marker")" = ok ] || { echo "the build of $1 failed: see .build/background-build*.log" >&2; return 1; }
   [ $((SECONDS - start)) -lt 5 ] || echo "== the build of $1 ended after $((SECONDS - start)) s of waiting"
 }
 
