@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 
@@ -183,12 +184,34 @@ func (c *Client) UnpauseContainer(ctx context.Context, id string) error {
 }
 
 // PauseContainer freezes a container's processes (the cgroup freezer)
-// until UnpauseContainer.
+// until UnpauseContainer. A pause the engine fails with an error of its
+// own (not a gone or stopped container) is asked for again: runc gives up
+// ("unable to freeze") when the container's processes do not all stop
+// within its few tries, as a busy writer's did on a loaded machine, and
+// thaws it; a later try holds.
 func (c *Client) PauseContainer(ctx context.Context, id string) error {
-	return c.within(ctx, "the request to pause a container", engine.QuickCallTimeout, func(ctx context.Context) error {
-		return c.api.ContainerPause(ctx, id)
-	})
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = c.within(ctx, "the request to pause a container", engine.QuickCallTimeout, func(ctx context.Context) error {
+			return c.api.ContainerPause(ctx, id)
+		})
+		if err == nil || attempt == pauseAttempts || !cerrdefs.IsInternal(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * pauseRetryPause):
+		}
+	}
 }
+
+// pauseAttempts is how many times a pause is asked for in all.
+const pauseAttempts = 3
+
+// pauseRetryPause is the wait before the second try, and grows by as much
+// before each after it. A variable for the tests.
+var pauseRetryPause = 200 * time.Millisecond
 
 // StopContainer sends the container's stop signal, waits up to graceSeconds
 // for it to exit, then kills it. A container that is gone counts as stopped.
