@@ -47,6 +47,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -62,11 +63,15 @@ const Registry = "/tfsandbox-warden/registry"
 const IdleFor = 5 * time.Minute
 
 // Exit statuses of register: ExitElsewhere says that the socket reaches an
-// engine that has no container with the ID.
+// engine that has no container with the ID; ExitUnreachable that it
+// reaches none: nothing listens on it, as when the engine's socket was made
+// again (a restart of Podman's service, or of dockerd with live-restore)
+// since the warden's container mounted it, or it is gone.
 const (
-	exitFailed    = 1
-	exitUsage     = 2
-	ExitElsewhere = 3
+	exitFailed      = 1
+	exitUsage       = 2
+	ExitElsewhere   = 3
+	ExitUnreachable = 4
 )
 
 // Never is the expiry registered for a sandbox whose expiry was removed:
@@ -84,8 +89,7 @@ const callTimeout = 30 * time.Second
 func Main(args []string) int {
 	switch {
 	case len(args) == 2 && args[0] == "serve":
-		serve(engineAPI{socket: args[1]}, Registry, time.Now)
-		return 0
+		return serve(engineAPI{socket: args[1]}, Registry, time.Now)
 	case len(args) == 4 && args[0] == "register":
 		return register(engineAPI{socket: args[1]}, Registry, args[2], args[3])
 	case len(args) == 1 && args[0] == "list":
@@ -119,6 +123,9 @@ func register(api engine, registry, id, at string) int {
 	case errors.Is(err, errNotFound):
 		fmt.Fprintf(os.Stderr, "register: the engine behind the socket has no container %s\n", id)
 		return ExitElsewhere
+	case unreachable(err):
+		fmt.Fprintf(os.Stderr, "register: no engine answers on the socket: %v\n", err)
+		return ExitUnreachable
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "register: %v\n", err)
 		return exitFailed
@@ -141,8 +148,10 @@ func register(api engine, registry, id, at string) int {
 
 // serve stops each registered container past its expiry, every interval,
 // until nothing is left to guard for IdleFor; then it stops its own
-// container and returns.
-func serve(api engine, registry string, now func() time.Time) {
+// container and returns 0. When no engine has answered on the socket for
+// ReconnectAfter, it returns exitFailed: the engine's restart policy
+// starts the warden again, which mounts the engine's socket anew.
+func serve(api engine, registry string, now func() time.Time) int {
 	w := watch{api: api, gone: map[string]bool{}}
 	idleSince := now()
 	for {
@@ -150,10 +159,44 @@ func serve(api engine, registry string, now func() time.Time) {
 			idleSince = now()
 		} else if now().Sub(idleSince) >= IdleFor {
 			stopSelf(api)
-			return
+			return 0
+		}
+		if w.lost(now()) {
+			fmt.Fprintf(os.Stderr, "warden: no engine has answered on the socket for %s (was the engine's socket made "+
+				"again since this container mounted it?): exiting, for the engine to start the warden again with "+
+				"the socket mounted anew\n", ReconnectAfter)
+			return exitFailed
 		}
 		time.Sleep(interval)
 	}
+}
+
+// ReconnectAfter is how long the warden goes on while no engine answers
+// on its socket (its calls are a list every relist) before it exits to be
+// started again.
+const ReconnectAfter = 30 * time.Second
+
+// unreachable reports whether err is a call that found no engine behind
+// the socket: nothing listens on it, or there is no socket.
+func unreachable(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
+}
+
+// reached records the outcome of a call to the engine: one that found no
+// engine starts the time the engine has been lost, if it had not begun;
+// any answer ends it.
+func (w *watch) reached(err error, now time.Time) {
+	switch {
+	case !unreachable(err):
+		w.lostSince = time.Time{}
+	case w.lostSince.IsZero():
+		w.lostSince = now
+	}
+}
+
+// lost reports whether no engine has answered for ReconnectAfter.
+func (w *watch) lost(now time.Time) bool {
+	return !w.lostSince.IsZero() && now.Sub(w.lostSince) >= ReconnectAfter
 }
 
 // relist is how often the warden lists every container, to learn which
@@ -169,6 +212,9 @@ type watch struct {
 	// gone are registered containers the engine no longer has: an ID is
 	// never given again.
 	gone map[string]bool
+	// lostSince is when the calls began to find no engine (zero: the
+	// last call was answered).
+	lostSince time.Time
 }
 
 // sweep stops the registered containers past their expiry that run or are
@@ -188,7 +234,8 @@ func (w *watch) sweep(expiries map[string]int64, now time.Time) int {
 		}
 		if running == nil {
 			var err error
-			if running, err = w.api.list(false); err != nil {
+			running, err = w.api.list(false)
+			if w.reached(err, now); err != nil {
 				fmt.Fprintf(os.Stderr, "warden: listing running containers: %v\n", err)
 				return guarding
 			}
@@ -216,7 +263,7 @@ func (w *watch) learn(expiries map[string]int64, now time.Time) {
 		return
 	}
 	all, err := w.api.list(true)
-	if err != nil {
+	if w.reached(err, now); err != nil {
 		fmt.Fprintf(os.Stderr, "warden: listing containers: %v\n", err)
 		return
 	}

@@ -1,10 +1,13 @@
 package warden
 
 import (
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -14,9 +17,14 @@ type fakeEngine struct {
 	state map[string]string
 	posts []string
 	lists int
+	// down is the error of every call: a socket no engine answers on.
+	down error
 }
 
 func (f *fakeEngine) exists(id string) error {
+	if f.down != nil {
+		return f.down
+	}
 	if _, ok := f.state[id]; !ok {
 		return errNotFound
 	}
@@ -25,6 +33,9 @@ func (f *fakeEngine) exists(id string) error {
 
 func (f *fakeEngine) list(all bool) (map[string]string, error) {
 	f.lists++
+	if f.down != nil {
+		return nil, f.down
+	}
 	out := map[string]string{}
 	for id, s := range f.state {
 		if all || s == "running" || s == "paused" {
@@ -139,5 +150,54 @@ func TestList(t *testing.T) {
 	slices.Sort(lines)
 	if strings.Join(lines, ",") != "a 200,b 5" {
 		t.Errorf("list wrote %q, want the latest expiry of each ID", out.String())
+	}
+}
+
+// staleSocket is what a call meets on a socket the engine no longer
+// listens on: the engine made its socket again after the warden's
+// container mounted it.
+var staleSocket = &net.OpError{Op: "dial", Net: "unix", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+
+// A registration through a socket no engine answers on says so with an
+// exit status of its own, which the provider takes to start the warden
+// again; an engine that answers otherwise is not taken for one gone.
+func TestRegisterThroughAStaleSocket(t *testing.T) {
+	registry := filepath.Join(t.TempDir(), "w", "registry")
+	f := &fakeEngine{state: map[string]string{"abc": "running"}, down: staleSocket}
+	if code := register(f, registry, "abc", "100"); code != ExitUnreachable {
+		t.Errorf("register through a stale socket: exit %d, want %d", code, ExitUnreachable)
+	}
+	f.down = errors.New("status 500: the engine failed")
+	if code := register(f, registry, "abc", "100"); code != exitFailed {
+		t.Errorf("register on an engine that failed: exit %d, want %d", code, exitFailed)
+	}
+	if held := readRegistry(registry); len(held) != 0 {
+		t.Errorf("registered %v through a socket that reached no engine", held)
+	}
+}
+
+// The warden counts the time no engine has answered on its socket from
+// the first call that found none, and forgets it at the first answer:
+// serve exits at ReconnectAfter, for the engine to start it again.
+func TestWatchLosesTheEngineAfterReconnectAfter(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	f := &fakeEngine{state: map[string]string{"abc": "running"}, down: staleSocket}
+	w := watch{api: f, gone: map[string]bool{}}
+	expiries := map[string]int64{"abc": now.Unix() + 3600}
+	w.sweep(expiries, now)
+	if w.lost(now.Add(ReconnectAfter - time.Second)) {
+		t.Error("lost before ReconnectAfter")
+	}
+	w.sweep(expiries, now.Add(ReconnectAfter))
+	if !w.lost(now.Add(ReconnectAfter)) {
+		t.Error("not lost after ReconnectAfter of calls that found no engine")
+	}
+	if w.gone["abc"] {
+		t.Error("a registered sandbox was taken as gone while no engine answered")
+	}
+	f.down = nil
+	w.sweep(expiries, now.Add(2*ReconnectAfter))
+	if w.lost(now.Add(2 * ReconnectAfter)) {
+		t.Error("still lost after the engine answered")
 	}
 }

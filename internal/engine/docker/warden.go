@@ -40,7 +40,7 @@ const wardenType = "warden"
 // held.
 const labelWardenVersion = engine.LabelPrefix + "warden-version"
 
-var wardenVersion = "1"
+var wardenVersion = "2"
 
 // wardenSocket is where the engine's socket is mounted in the warden.
 const wardenSocket = "/run/tfsandbox-engine.sock"
@@ -58,6 +58,15 @@ func (c *Client) ExpireAt(ctx context.Context, id string, at time.Time) error {
 		if errors.As(err, new(*WardenElsewhereError)) {
 			c.dropUselessWarden(ctx, wardenID)
 			return err
+		}
+		if errors.As(err, new(*wardenUnreachableError)) && attempt == 0 {
+			// The engine's socket was made again since the warden's
+			// container mounted it: started again, it mounts it anew
+			// (and keeps its registry).
+			if err := c.restartWarden(ctx, wardenID); err != nil {
+				return fmt.Errorf("%w; starting it again to mount the socket anew failed: %w", &wardenUnreachableError{}, err)
+			}
+			continue
 		}
 		if err == nil || (!engine.IsConflict(err) && !engine.IsNotFound(err) && !c.wardenStopped(ctx, wardenID)) {
 			return err
@@ -105,6 +114,26 @@ func (e *WardenElsewhereError) Error() string {
 		"on its host", e.Socket, e.Endpoint)
 }
 
+// wardenUnreachableError is a warden that reaches no engine through the
+// socket it mounts, even after it was started again.
+type wardenUnreachableError struct{}
+
+func (e *wardenUnreachableError) Error() string {
+	return fmt.Sprintf("the expiry warden (container %s) reaches no engine through the socket it mounts from the "+
+		"engine's host: if the engine's socket is elsewhere on its host, set the provider's engine_socket (or "+
+		"SANDBOX_ENGINE_SOCKET) to its path and remove the warden (docker rm -f %[1]s), and the provider makes one "+
+		"that mounts it", wardenName)
+}
+
+// restartWarden starts the warden again, which mounts the engine's socket
+// anew.
+func (c *Client) restartWarden(ctx context.Context, id string) error {
+	grace := 1
+	return c.within(ctx, "the request to restart a container", engine.SlowCallTimeout, func(ctx context.Context) error {
+		return c.api.ContainerRestart(ctx, id, container.StopOptions{Timeout: &grace})
+	})
+}
+
 // register runs the warden's register in its container.
 func (c *Client) register(ctx context.Context, wardenID, id string, at time.Time) error {
 	unix := int64(warden.Never)
@@ -117,6 +146,8 @@ func (c *Client) register(ctx context.Context, wardenID, id string, at time.Time
 		return fmt.Errorf("registering the expiry with the warden (container %s): %w", wardenName, err)
 	case res.ExitCode == warden.ExitElsewhere:
 		return &WardenElsewhereError{Endpoint: c.endpoint, Socket: c.conn.EngineSocket(c.Kind(ctx) == KindPodman)}
+	case res.ExitCode == warden.ExitUnreachable:
+		return &wardenUnreachableError{}
 	case res.ExitCode != 0:
 		return fmt.Errorf("the expiry warden (container %s) refused the registration, exit code %d: %q. %s",
 			wardenName, res.ExitCode, strings.TrimSpace(res.Stderr), wardenLost)

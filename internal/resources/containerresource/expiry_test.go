@@ -196,3 +196,39 @@ func TestAccContainer_expiryOnAnotherEnginesSocket(t *testing.T) {
 		t.Errorf("the warden holds %v for the sandbox (%v), want its expiry %s", held[c.ID], err, engine.ExpiryOf(c.Config.Labels))
 	}
 }
+
+// The engine's socket made again while the warden runs, as a restart of
+// Podman's service or of dockerd with live-restore makes it: the warden's
+// mount of the old one reaches nothing. A renewal starts the warden again,
+// which mounts the socket anew, and is held; made again once more while no
+// Terraform runs, the warden starts itself again within a minute and stops
+// the sandbox at its expiry all the same. In the TLS pass, whose engine's
+// socket (SANDBOX_ENGINE_SOCKET) the test relays, so that it can make it
+// again without touching the engine.
+func TestAccContainer_expiryOutlivesTheEnginesSocketMadeAgain(t *testing.T) {
+	socket := os.Getenv("SANDBOX_ENGINE_SOCKET")
+	if !strings.HasPrefix(os.Getenv("DOCKER_HOST"), "tcp://") || socket == "" {
+		t.Skip("needs an engine reached over TCP whose socket SANDBOX_ENGINE_SOCKET names (the TLS pass)")
+	}
+	acctest.RemoveIdleWarden(t)
+	acctest.RemoveWarden(t)
+	relay := acctest.NewSocketRelay(t, socket)
+	name := acctest.Name(t)
+	tf := acctest.NewCLI(t, stateConfig(name, "running", `  expires_after = "1h"`))
+	tf.Env = append(append([]string{}, tf.Env...), "SANDBOX_ENGINE_SOCKET="+relay.Path)
+	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	tf.Run("apply", "-auto-approve")
+
+	relay.Remake(t)
+	tf.SetConfig(stateConfig(name, "running", `  expires_after = "2m"`))
+	tf.Run("apply", "-auto-approve")
+	c := acctest.Inspect(t, name)
+	at := engine.ExpiryOf(c.Config.Labels)
+	held, err := acctest.Engine(t).Expiries(context.Background())
+	if err != nil || !held[c.ID].Equal(at) {
+		t.Fatalf("after the renewal the warden holds %v for the sandbox (%v), want %s", held[c.ID], err, at)
+	}
+
+	relay.Remake(t)
+	awaitStopped(t, c.ID, at)
+}
