@@ -80,7 +80,13 @@ func (c *Client) RunExec(ctx context.Context, id string, spec engine.ExecSpec) (
 
 // executor streams a command in the pod's sandbox container over
 // WebSocket, or SPDY where the API server has no WebSocket exec; stdin
-// gives it a standard input.
+// gives it a standard input, and then SPDY is tried first. WebSocket's
+// client fails a stream when no answer to its ping comes within a minute,
+// and the API server answers a ping only once it has passed on the data
+// before it: a restore into a pod whose disk writes slowly (9 GiB on a
+// loaded machine) held the standard input that long, and failed ("next
+// reader: ... i/o timeout"). SPDY has no such deadline; WebSocket is used
+// where the SPDY stream failed before it read any input (spdyFirst).
 func (c *Client) executor(pod *corev1.Pod, command []string, stdin bool) (remotecommand.Executor, error) {
 	url := c.core.Post().Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: sandboxContainer(pod).Name, Command: command,
@@ -92,6 +98,9 @@ func (c *Client) executor(pod *corev1.Pod, command []string, stdin bool) (remote
 	spdy, err := remotecommand.NewSPDYExecutor(c.rest, "POST", url)
 	if err != nil {
 		return nil, err
+	}
+	if stdin {
+		return spdyFirst{spdy: spdy, ws: ws}, nil
 	}
 	return remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
 		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
