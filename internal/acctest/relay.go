@@ -3,7 +3,6 @@ package acctest
 import (
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -24,17 +23,10 @@ type SocketRelay struct {
 // NewSocketRelay starts a relay to target, stopped when the test ends.
 func NewSocketRelay(t *testing.T, target string) *SocketRelay {
 	t.Helper()
-	// A short path: a unix socket's is at most 107 bytes.
-	dir, err := os.MkdirTemp("", "relay")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &SocketRelay{Path: filepath.Join(dir, "engine.sock"), target: target}
+	// A unix socket's path is at most 107 bytes: a test's name fits.
+	r := &SocketRelay{Path: filepath.Join(t.TempDir(), "engine.sock"), target: target}
 	r.listen(t)
-	t.Cleanup(func() {
-		r.close()
-		_ = os.RemoveAll(dir)
-	})
+	t.Cleanup(r.close)
 	return r
 }
 

@@ -64,7 +64,7 @@ func TestSPDYFirstFallsBackOnlyBeforeTheInputIsRead(t *testing.T) {
 	// A read that comes after the fallback began gets nothing.
 	u := &untouched{r: strings.NewReader("x")}
 	u.state.Store(inputClosed)
-	if n, err := u.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+	if n, err := u.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
 		t.Errorf("a closed input read %d bytes (%v)", n, err)
 	}
 }
