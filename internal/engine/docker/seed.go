@@ -193,10 +193,8 @@ func helperImageContent(program *helpers.Helper, dirs ...string) (io.ReadCloser,
 	if program == nil {
 		var content bytes.Buffer
 		tw := tar.NewWriter(&content)
-		for _, dir := range dirs {
-			// Writing to a buffer never fails.
-			_ = tw.WriteHeader(&tar.Header{Name: strings.TrimSuffix(dir, "/") + "/", Mode: 0o700, Typeflag: tar.TypeDir})
-		}
+		// Writing to a buffer never fails.
+		_ = helpers.WriteDirs(tw, dirs...)
 		_ = tw.Close()
 		return io.NopCloser(&content), nil
 	}

@@ -128,12 +128,7 @@ func (h *Helper) Tar(name string, dirs ...string) (io.ReadCloser, error) {
 	go func() {
 		defer func() { _ = f.Close() }()
 		tw := tar.NewWriter(pw)
-		var err error
-		for _, dir := range dirs {
-			if err == nil {
-				err = tw.WriteHeader(&tar.Header{Name: strings.TrimSuffix(dir, "/") + "/", Mode: 0o700, Typeflag: tar.TypeDir})
-			}
-		}
+		err := WriteDirs(tw, dirs...)
 		if err == nil {
 			err = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: size, Typeflag: tar.TypeReg})
 		}
@@ -146,6 +141,17 @@ func (h *Helper) Tar(name string, dirs ...string) (io.ReadCloser, error) {
 		_ = pw.CloseWithError(err)
 	}()
 	return pr, nil
+}
+
+// WriteDirs writes the empty directories dirs (mode 0700) to tw.
+func WriteDirs(tw *tar.Writer, dirs ...string) error {
+	for _, dir := range dirs {
+		if err := tw.WriteHeader(&tar.Header{Name: strings.TrimSuffix(dir, "/") + "/", Mode: 0o700,
+			Typeflag: tar.TypeDir}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openSelf opens the provider's own executable.
