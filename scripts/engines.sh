@@ -345,6 +345,26 @@ serve_podman() {
 
 podman_answers() { env $(podman_env) timeout 5 docker version; }
 
+# without_package_queries COMMAND...: runs COMMAND (a Podman service) in a
+# mount namespace of its own, where the host's /usr/bin/dpkg is /bin/false.
+# Podman 4.3 answers every /info and /version by asking dpkg which package
+# holds conmon, its runtime and slirp4netns: some 0.4 CPU-seconds and half
+# a second a request, and the provider asks once in every plan that makes
+# or changes a sandbox. Over CI's two Podman passes that was some 550 of
+# its CPU-seconds. Podman itself is as installed and configured; only the
+# package fields of its answers read "Unknown", and the provider reads
+# none of them. Mounts the engine makes stay in its namespace (their
+# containers run there), and the host's reach it (a slave of /).
+# SANDBOX_PODMAN_PACKAGE_QUERIES=1 leaves dpkg as it is.
+without_package_queries() {
+  if [ "${SANDBOX_PODMAN_PACKAGE_QUERIES:-}" = 1 ] || [ ! -x /usr/bin/dpkg ]; then
+    (cd / && exec "$@")
+    return
+  fi
+  unshare --mount --propagation slave -- sh -c \
+    'mount --bind /bin/false /usr/bin/dpkg && mount --make-rshared / && cd / && exec "$@"' sh "$@"
+}
+
 # record_image_events NAME ENV...: records, for as long as the engine NAME
 # (at ENV) runs, its image events (builds, tags and removals, with their
 # times) in its image-events.txt: Podman keeps only its last megabyte of
@@ -375,7 +395,7 @@ start_podman() {
     stop_podman
     say "podman: starting the API service on unix://$podman_sock"
     serve_podman podman "$d" podman_answers \
-      env CONTAINERS_CONF="$d/containers.conf" CONTAINERS_REGISTRIES_CONF="$d/registries.conf" \
+      without_package_queries env CONTAINERS_CONF="$d/containers.conf" CONTAINERS_REGISTRIES_CONF="$d/registries.conf" \
       setsid podman system service --time=0 "unix://$podman_sock"
   fi
   load_image $(podman_env)
@@ -396,12 +416,14 @@ rootless_dir() { echo "/run/user/$(id -u "$rootless_user")"; }
 rootless_env() { echo "DOCKER_HOST=unix://$(rootless_dir)/podman/podman.sock"; }
 rootless_answers() { env $(rootless_env) timeout 5 docker version; }
 
-# as_rootless COMMAND...: runs COMMAND as the rootless user, in its own
-# environment.
-as_rootless() {
-  (cd / && runuser -u "$rootless_user" -- env HOME="$(getent passwd "$rootless_user" | cut -d: -f6)" \
-    XDG_RUNTIME_DIR="$(rootless_dir)" PATH=/usr/local/bin:/usr/bin:/bin "$@")
+# rootless_command sets rootless to the command that runs the words after
+# it as the rootless user, in its own environment; as_rootless COMMAND...
+# runs COMMAND so.
+rootless_command() {
+  rootless=(runuser -u "$rootless_user" -- env HOME="$(getent passwd "$rootless_user" | cut -d: -f6)"
+    XDG_RUNTIME_DIR="$(rootless_dir)" PATH=/usr/local/bin:/usr/bin:/bin)
 }
+as_rootless() { rootless_command && (cd / && "${rootless[@]}" "$@"); }
 
 # start_rootless makes the user (with subordinate IDs, as useradd gives
 # them) and starts its API service. The user's own containers.conf lowers
@@ -456,8 +478,9 @@ start_rootless() {
     # A pause process left from before would keep the old mounts.
     as_rootless podman system migrate >/dev/null 2>&1 || true
     say "rootless: starting the API service of $rootless_user on $(rootless_env | cut -d= -f2)"
+    rootless_command
     serve_podman rootless "$state/rootless" rootless_answers \
-      as_rootless setsid podman system service --time=0 "unix://$dir/podman/podman.sock"
+      without_package_queries "${rootless[@]}" setsid podman system service --time=0 "unix://$dir/podman/podman.sock"
   fi
   load_image $(rootless_env)
   record_image_events rootless $(rootless_env)
