@@ -154,7 +154,7 @@ func serve(api engine, registry string, now func() time.Time) int {
 	w := watch{api: api, gone: map[string]bool{}}
 	idleSince := now()
 	for {
-		if w.sweep(readRegistry(registry), now()) > 0 {
+		if w.sweep(func() map[string]int64 { return readRegistry(registry) }, now()) > 0 {
 			idleSince = now()
 		} else if now().Sub(idleSince) >= IdleFor {
 			stopSelf(api)
@@ -190,11 +190,17 @@ type watch struct {
 
 // sweep stops the registered containers past their expiry that run or are
 // paused, and returns how many registered containers it guards (those
-// that exist).
-func (w *watch) sweep(expiries map[string]int64, now time.Time) int {
+// that exist). It reads the registry (read) again after listing the
+// running containers, and stops only what is still past its expiry then:
+// the provider registers a renewal before it starts the sandbox again, so
+// a sandbox the list shows started after its renewal is never stopped for
+// the expiry it had before.
+func (w *watch) sweep(read func() map[string]int64, now time.Time) int {
+	expiries := read()
 	w.learn(expiries, now)
 	guarding := 0
 	var running map[string]string
+	var latest map[string]int64
 	for id, at := range expiries {
 		if w.gone[id] || at == Never {
 			continue
@@ -210,6 +216,10 @@ func (w *watch) sweep(expiries map[string]int64, now time.Time) int {
 				fmt.Fprintf(os.Stderr, "warden: listing running containers: %v\n", err)
 				return guarding
 			}
+			latest = read()
+		}
+		if renewed, ok := latest[id]; ok && (renewed == Never || now.Unix() < renewed) {
+			continue
 		}
 		if err := stop(w.api, id, running[id]); err != nil {
 			fmt.Fprintf(os.Stderr, "warden: stopping %s: %v\n", id, err)

@@ -17,6 +17,8 @@ type fakeEngine struct {
 	state map[string]string
 	posts []string
 	lists int
+	// listed runs as the running containers are listed, before the answer.
+	listed func()
 	// down is the error of every call: a socket no engine answers on.
 	down error
 }
@@ -35,6 +37,9 @@ func (f *fakeEngine) list(all bool) (map[string]string, error) {
 	f.lists++
 	if f.down != nil {
 		return nil, f.down
+	}
+	if !all && f.listed != nil {
+		f.listed()
 	}
 	out := map[string]string{}
 	for id, s := range f.state {
@@ -67,7 +72,7 @@ func TestSweep(t *testing.T) {
 		"due": now.Unix(), "frozen": now.Unix() - 5, "later": now.Unix() + 60, "asleep": now.Unix() - 1, "removed": now.Unix(),
 		"unbounded": Never,
 	}
-	if got := w.sweep(expiries, now); got != 4 {
+	if got := w.sweep(fixed(expiries), now); got != 4 {
 		t.Errorf("guarding %d, want 4 (removed is gone, unbounded has no expiry)", got)
 	}
 	want := map[string]string{"due": "exited", "frozen": "exited", "later": "running", "asleep": "exited", "unbounded": "running"}
@@ -83,20 +88,48 @@ func TestSweep(t *testing.T) {
 	// Started again by hand after its expiry: stopped again at the next sweep.
 	f.state["due"] = "running"
 	posts := len(f.posts)
-	w.sweep(expiries, now.Add(time.Second))
+	w.sweep(fixed(expiries), now.Add(time.Second))
 	if f.state["due"] != "exited" || len(f.posts) != posts+1 {
 		t.Errorf("a sandbox started again after its expiry is %s (%d stops)", f.state["due"], len(f.posts)-posts)
 	}
 
 	// Removed: dropped at the next full list; nothing left to guard once all are.
 	lists := f.lists
-	w.sweep(expiries, now.Add(2*time.Second))
+	w.sweep(fixed(expiries), now.Add(2*time.Second))
 	if f.lists != lists+1 {
 		t.Errorf("listed every container %d times within relist, want none", f.lists-lists-1)
 	}
 	f.state = map[string]string{}
-	if got := w.sweep(expiries, now.Add(relist+time.Minute)); got != 0 {
+	if got := w.sweep(fixed(expiries), now.Add(relist+time.Minute)); got != 0 {
 		t.Errorf("guarding %d after every container went, want 0", got)
+	}
+}
+
+// fixed is a registry that holds expiries whenever it is read.
+func fixed(expiries map[string]int64) func() map[string]int64 {
+	return func() map[string]int64 { return expiries }
+}
+
+// A renewal registered and the sandbox started again while the warden
+// listed the running containers (after it read the registry): the sandbox
+// is seen running, and must not be stopped for the expiry it had before.
+func TestSweepReadsARenewalMadeWhileItListed(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	f := &fakeEngine{state: map[string]string{"renewed": "exited", "due": "running"}}
+	registry := map[string]int64{"renewed": now.Unix() - 60, "due": now.Unix() - 60}
+	f.listed = func() {
+		if f.state["renewed"] == "exited" {
+			registry = map[string]int64{"renewed": now.Unix() + 1800, "due": now.Unix() - 60}
+			f.state["renewed"] = "running"
+		}
+	}
+	w := watch{api: f, gone: map[string]bool{}}
+	w.sweep(func() map[string]int64 { return registry }, now)
+	if f.state["renewed"] != "running" {
+		t.Errorf("a sandbox renewed and started while the warden listed was stopped for its old expiry: %v", f.posts)
+	}
+	if f.state["due"] != "exited" {
+		t.Errorf("a sandbox past its expiry beside it is %s, want exited", f.state["due"])
 	}
 }
 
@@ -104,9 +137,9 @@ func TestSweepListsANewRegistration(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	f := &fakeEngine{state: map[string]string{}}
 	w := watch{api: f, gone: map[string]bool{}}
-	w.sweep(map[string]int64{}, now)
+	w.sweep(fixed(map[string]int64{}), now)
 	f.state["new"] = "running"
-	if got := w.sweep(map[string]int64{"new": now.Unix()}, now.Add(time.Second)); got != 1 || f.state["new"] != "exited" {
+	if got := w.sweep(fixed(map[string]int64{"new": now.Unix()}), now.Add(time.Second)); got != 1 || f.state["new"] != "exited" {
 		t.Errorf("a container registered after the last list: guarding %d, state %s", got, f.state["new"])
 	}
 }
@@ -184,11 +217,11 @@ func TestWatchLosesTheEngineAfterReconnectAfter(t *testing.T) {
 	f := &fakeEngine{state: map[string]string{"abc": "running"}, down: staleSocket}
 	w := watch{api: f, gone: map[string]bool{}}
 	expiries := map[string]int64{"abc": now.Unix() + 3600}
-	w.sweep(expiries, now)
+	w.sweep(fixed(expiries), now)
 	if w.lost(now.Add(ReconnectAfter - time.Second)) {
 		t.Error("lost before ReconnectAfter")
 	}
-	w.sweep(expiries, now.Add(ReconnectAfter))
+	w.sweep(fixed(expiries), now.Add(ReconnectAfter))
 	if !w.lost(now.Add(ReconnectAfter)) {
 		t.Error("not lost after ReconnectAfter of calls that found no engine")
 	}
@@ -196,7 +229,7 @@ func TestWatchLosesTheEngineAfterReconnectAfter(t *testing.T) {
 		t.Error("a registered sandbox was taken as gone while no engine answered")
 	}
 	f.down = nil
-	w.sweep(expiries, now.Add(2*ReconnectAfter))
+	w.sweep(fixed(expiries), now.Add(2*ReconnectAfter))
 	if w.lost(now.Add(2 * ReconnectAfter)) {
 		t.Error("still lost after the engine answered")
 	}

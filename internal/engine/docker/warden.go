@@ -37,10 +37,11 @@ const wardenType = "warden"
 
 // labelWardenVersion records the warden's version, wardenVersion: a
 // provider that finds another replaces it (replaceWarden), keeping what it
-// held.
+// held. Version 3 reads its registry again after it lists the running
+// containers, so that a renewal made meanwhile is not undone.
 const labelWardenVersion = engine.LabelPrefix + "warden-version"
 
-var wardenVersion = "2"
+var wardenVersion = "3"
 
 // wardenSocket is where the engine's socket is mounted in the warden.
 const wardenSocket = "/run/tfsandbox-engine.sock"
