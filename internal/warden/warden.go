@@ -190,11 +190,9 @@ type watch struct {
 
 // sweep stops the registered containers past their expiry that run or are
 // paused, and returns how many registered containers it guards (those
-// that exist). It reads the registry (read) again after listing the
-// running containers, and stops only what is still past its expiry then:
-// the provider registers a renewal before it starts the sandbox again, so
-// a sandbox the list shows started after its renewal is never stopped for
-// the expiry it had before.
+// that exist). It reads the registry again after the list, as a renewal
+// is registered before its start: a sandbox listed as started after its
+// renewal is never stopped for the expiry it had before.
 func (w *watch) sweep(read func() map[string]int64, now time.Time) int {
 	expiries := read()
 	w.learn(expiries, now)
