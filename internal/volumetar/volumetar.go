@@ -17,6 +17,10 @@
 // tar is gzip-compressed at gzip's fastest level, for a reader at the
 // other end of a network (a cluster's API server).
 //
+//	terraform-provider-sandbox Command unpack DIR NAME [gzip]
+//
+// fills DIR from a tar on its standard input instead (Unpack).
+//
 //	terraform-provider-sandbox Command wait [SECONDS]
 //
 // blocks until it is stopped, or for SECONDS (WaitAtMost without them): what a Docker helper runs
@@ -62,6 +66,9 @@ const (
 // Main runs the program on its arguments (after Command) and returns its
 // exit status.
 func Main(args []string) int {
+	if len(args) >= 1 && args[0] == Unpack {
+		return unpackMain(args[1:])
+	}
 	if len(args) >= 1 && args[0] == "wait" {
 		bound := WaitAtMost
 		if len(args) == 2 {
@@ -78,7 +85,7 @@ func Main(args []string) int {
 		return 0
 	}
 	if len(args) != 2 && (len(args) != 3 || args[2] != Gzip) {
-		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME [%s] | wait\n", Command, Gzip)
+		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME [%s] | %s DIR NAME [%s] | wait\n", Command, Gzip, Unpack, Gzip)
 		return exitUsage
 	}
 	out := bufio.NewWriterSize(os.Stdout, outBuffer)

@@ -12,6 +12,7 @@ import (
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/archive/archivetest"
 	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine"
+	"github.com/tfsandbox/terraform-provider-sandbox/internal/engine/kube"
 )
 
 // TestMain runs the tests; the provider's program, which reads a volume
@@ -23,25 +24,43 @@ func TestMain(m *testing.M) {
 // The differential test against the real unpackers a restore feeds: every
 // archive of the corpus, taken into the kept form as a snapshot does, is
 // restored into a new volume through the engine's own unpacking (the
-// Docker engine's and Podman's archive endpoints in their passes, busybox's
-// tar in the cluster's helper pod), and read back by the provider's
+// Docker engine's and Podman's archive endpoints in their passes; on a
+// cluster, the provider's program in the helper pod, and busybox's tar
+// where no program runs on the node), and read back by the provider's
 // program: the volume must hold exactly the entries the provider checked,
 // or the provider must have refused the archive before a byte of it was
 // streamed, as a restore there does. (The 8 GiB case is the hostile
 // snapshot tests', which restore it end to end.)
 func TestAccArchive_enginesUnpackWhatTheProviderChecked(t *testing.T) {
 	acctest.RequireAcc(t)
-	unpackedAsChecked(t, acctest.Engine(t).Backend(context.Background()), acctest.Name(t), 0)
+	e := acctest.Engine(t).Backend(context.Background())
+	unpackedAsChecked(t, e, e, acctest.Name(t), 0)
 }
 
-// On the test cluster (the cluster pass).
+// On the test cluster (the cluster pass), with the provider's program.
 func TestAccClusterArchive_helperUnpacksWhatTheProviderChecked(t *testing.T) {
-	unpackedAsChecked(t, acctest.Cluster(t), acctest.ClusterName(t), 16<<20)
+	e := acctest.Cluster(t)
+	unpackedAsChecked(t, e, e, acctest.ClusterName(t), 16<<20)
 }
 
-func unpackedAsChecked(t *testing.T, e engine.Engine, prefix string, size int64) {
-	seeder, seeds := e.(engine.VolumeSeeder)
-	archiver, archives := e.(engine.VolumeArchiver)
+// On the test cluster with the helper image's tar, as on a node no
+// program of the provider runs on.
+func TestAccClusterArchive_helperTarUnpacksWhatTheProviderChecked(t *testing.T) {
+	e := acctest.Cluster(t)
+	tarOnly, err := kube.New(kube.Config{ConfigPath: acctest.RequireCluster(t), Namespace: acctest.ClusterNamespace,
+		HelperImage: acctest.TestImage, UserAgent: acctest.TestFieldManager, TarOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpackedAsChecked(t, tarOnly, e, acctest.ClusterName(t), 16<<20)
+}
+
+// unpackedAsChecked restores the corpus through unpacker and reads it back
+// through reader, the same engine's client.
+func unpackedAsChecked(t *testing.T, unpacker, reader engine.Engine, prefix string, size int64) {
+	e := unpacker
+	seeder, seeds := unpacker.(engine.VolumeSeeder)
+	archiver, archives := reader.(engine.VolumeArchiver)
 	if !seeds || !archives {
 		t.Fatalf("%s neither fills nor reads volumes", e.Where())
 	}

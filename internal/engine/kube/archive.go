@@ -41,7 +41,7 @@ import (
 // provider's program, in programRoom, reads one file at a time.
 const helperMemory = 256 << 20
 
-// programDir is where a reading helper holds the provider's program, a
+// programDir is where a helper holds the provider's program, a
 // memory-backed volume of programRoom bytes.
 const (
 	programDir  = "/tfsandbox"
@@ -64,10 +64,7 @@ func (c *Client) helperSpec(claim, token string, readOnly bool) engine.Container
 	if readOnly {
 		caps = readCaps
 	}
-	var tmpfs map[string]string
-	if readOnly {
-		tmpfs = map[string]string{programDir: fmt.Sprintf("size=%d", programRoom)}
-	}
+	tmpfs := map[string]string{programDir: fmt.Sprintf("size=%d", programRoom)}
 	return engine.ContainerSpec{
 		Name: "tfsandbox-copy-" + token[:16], Image: c.helperImage, NetworkMode: "none", Tmpfs: tmpfs,
 		Entrypoint: []string{"sleep"}, Command: []string{"3600"}, Labels: labels, User: "0:0",
@@ -166,6 +163,9 @@ func (e *cannotRun) Error() string { return e.why }
 // may not read nodes gets the one for the provider's own architecture,
 // which most clusters run; on another, its start fails, naming its file.
 func (c *Client) programFor(ctx context.Context, id string) (*helpers.Helper, error) {
+	if c.tarOnly {
+		return nil, &cannotRun{why: "kube.Config.TarOnly"}
+	}
 	pod, err := c.getPod(ctx, id)
 	if err != nil {
 		return nil, err
@@ -189,17 +189,29 @@ func (c *Client) programFor(ctx context.Context, id string) (*helpers.Helper, er
 	return program, nil
 }
 
-// SeedVolume fills the claim through a helper pod running tar, from an
-// archive whose entries lie under SeedDir; then, in a second archive, its
-// directories again, so that tar gives them their times after every entry
-// in them is made (hard links included, which busybox's tar makes last).
+// SeedVolume fills the claim through a helper pod from an archive whose
+// entries lie under SeedDir: with the provider's program (volumetar's
+// Unpack), which writes a file a megabyte at a time and leaves its zeros
+// as holes, where one runs on the node; else with the helper image's tar,
+// then, in a second archive, its directories again, so that tar gives them
+// their times after every entry in them is made (hard links included,
+// which busybox's tar makes last).
 func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io.Reader) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
 	id, err := c.startHelper(ctx, claim, token, false)
 	if err != nil {
 		return err
 	}
-	compress, err := c.helperReadsGzip(ctx, id)
+	command, compress := []string{programDir + "/" + programName, volumetar.Command, volumetar.Unpack,
+		"/" + engine.SeedDir, engine.SeedDir, volumetar.Gzip}, true
+	err = c.copyProgram(ctx, id)
+	if errors.As(err, new(*cannotRun)) {
+		// Terraform on another system than the nodes': the helper image's
+		// tar fills the claim.
+		if compress, err = c.helperReadsGzip(ctx, id); err == nil {
+			command = extracting(compress)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -212,14 +224,14 @@ func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io
 		_ = pw.CloseWithError(err)
 		done <- err
 	}()
-	err = c.stream(ctx, id, extracting(compress), pr, io.Discard)
+	err = c.stream(ctx, id, command, pr, io.Discard)
 	_ = pr.Close()
 	// tar may stop reading at the archive's end marker, before its padding:
 	// every directory was listed by then.
 	if produced := <-done; err == nil && !errors.Is(produced, io.ErrClosedPipe) {
 		err = produced
 	}
-	if err != nil {
+	if err != nil || command[0] != "tar" {
 		return err
 	}
 	var again bytes.Buffer // headers alone: 512 bytes a directory, or 1536 with a long name

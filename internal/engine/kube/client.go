@@ -70,6 +70,11 @@ type Config struct {
 	// provider's own names its manager; the tests' client, whose writes
 	// stand for someone else's, sets this.
 	UserAgent string
+	// TarOnly has helper pods fill and read claims with the helper image's
+	// tar alone, as on a node none of the provider's programs runs on: for
+	// the differential test that holds that path to what the provider
+	// checked (package archivetest).
+	TarOnly bool
 }
 
 // The values of Config.SandboxAPI.
@@ -97,6 +102,7 @@ type Client struct {
 	// helperImage is the image of the pods that copy into and out of
 	// claims (archive.go).
 	helperImage string
+	tarOnly     bool // Config.TarOnly
 	server      string
 	context     string
 
@@ -174,7 +180,8 @@ func New(cfg Config) (*Client, error) {
 			"certificate-authority-data)", describeSource(cfg), rc.Host)
 	}
 	c := &Client{rest: rc, namespace: cfg.Namespace, class: cfg.RuntimeClass, server: rc.Host, context: cfg.Context,
-		helperImage: cfg.HelperImage, pullSecrets: cfg.PullSecrets, agentSandbox: cfg.SandboxAPI == APIAgentSandbox}
+		helperImage: cfg.HelperImage, pullSecrets: cfg.PullSecrets, agentSandbox: cfg.SandboxAPI == APIAgentSandbox,
+		tarOnly: cfg.TarOnly}
 	if c.helperImage == "" {
 		c.helperImage = DefaultHelperImage
 	}
