@@ -153,6 +153,9 @@ func (x *extractor) entry(tr io.Reader, h *tar.Header, name string) error {
 		if err != nil {
 			return err
 		}
+		if !x.dirs[filepath.Dir(from)] {
+			return errors.New("links to a file under something not a directory it made or found")
+		}
 		if fi, err := os.Lstat(from); err != nil || !fi.Mode().IsRegular() {
 			return errors.Join(errors.New("links to no regular file made before it"), err)
 		}

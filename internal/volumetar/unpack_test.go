@@ -186,6 +186,10 @@ func TestExtractRefusesWhatItShouldNotMake(t *testing.T) {
 		{"a hard link outside", func(o string) []*tar.Header {
 			return []*tar.Header{dir("seed/"), {Name: "seed/h", Typeflag: tar.TypeLink, Linkname: "../etc/passwd"}}
 		}, "climbs out"},
+		{"a hard link through a link", func(o string) []*tar.Header {
+			return []*tar.Header{dir("seed/"), {Name: "seed/l", Typeflag: tar.TypeSymlink, Linkname: filepath.Dir(o)},
+				{Name: "seed/h", Typeflag: tar.TypeLink, Linkname: "seed/l/secret"}}
+		}, "not a directory"},
 		{"a device", func(string) []*tar.Header {
 			return []*tar.Header{dir("seed/"), {Name: "seed/null", Typeflag: tar.TypeChar, Devmajor: 1, Devminor: 3}}
 		}, "type"},
@@ -197,6 +201,9 @@ func TestExtractRefusesWhatItShouldNotMake(t *testing.T) {
 				if err := os.Mkdir(d, 0o755); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if err := os.WriteFile(filepath.Join(root, "secret"), []byte("secret"), 0o600); err != nil {
+				t.Fatal(err)
 			}
 			err := Extract(tarOf(t, c.entries(outside)...), to, "seed")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
