@@ -33,8 +33,15 @@ import (
 // directory's time once every entry in it is made), and refuses anything
 // else. It trusts no more than it must: an entry outside NAME, with ".."
 // or under anything but a directory it made or found, or that exists
-// already (a directory excepted), is refused, and nothing is followed.
+// already (a directory excepted), is refused, and nothing is followed. It
+// fills an empty directory (Empty), never one a sandbox wrote to: what
+// is there may change while it is filled.
 const Unpack = "unpack"
+
+// Empty is the argument that asks whether a directory holds nothing but
+// a file system's lost+found: the program exits 0 when it does, with
+// ExitNotEmpty when it holds more.
+const Empty = "empty"
 
 // unpackChunk is how much of a file the program writes, or skips as a
 // hole, at once.
@@ -64,6 +71,21 @@ func unpackMain(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "unpack:", err)
 		return exitFailed
+	}
+	return 0
+}
+
+// emptyMain answers Empty for dir.
+func emptyMain(dir string) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "empty:", err)
+		return exitFailed
+	}
+	for _, e := range entries {
+		if e.Name() != "lost+found" || !e.IsDir() {
+			return ExitNotEmpty
+		}
 	}
 	return 0
 }

@@ -215,3 +215,36 @@ func TestExtractRefusesWhatItShouldNotMake(t *testing.T) {
 		})
 	}
 }
+
+// Empty: a directory with nothing but a file system's lost+found is
+// empty; one with anything else is not, and the program says so by its
+// status, which has a claim a sandbox wrote to filled by tar, not Unpack.
+func TestEmpty(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(dir string) error
+		want int
+	}{
+		{"nothing", func(string) error { return nil }, 0},
+		{"lost+found", func(d string) error { return os.Mkdir(filepath.Join(d, "lost+found"), 0o700) }, 0},
+		{"a file", func(d string) error { return os.WriteFile(filepath.Join(d, "notes"), nil, 0o600) }, ExitNotEmpty},
+		{"a file called lost+found", func(d string) error {
+			return os.WriteFile(filepath.Join(d, "lost+found"), nil, 0o600)
+		}, ExitNotEmpty},
+		{"a link", func(d string) error { return os.Symlink("/", filepath.Join(d, "l")) }, ExitNotEmpty},
+		{"no directory", func(d string) error { return os.Remove(d) }, exitFailed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "seed")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.make(dir); err != nil {
+				t.Fatal(err)
+			}
+			if got := Main([]string{Empty, dir}); got != c.want {
+				t.Errorf("empty %s: exit %d, want %d", c.name, got, c.want)
+			}
+		})
+	}
+}

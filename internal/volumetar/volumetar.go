@@ -19,7 +19,11 @@
 //
 //	terraform-provider-sandbox Command unpack DIR NAME [gzip]
 //
-// fills DIR from a tar on its standard input instead (Unpack).
+// fills DIR from a tar on its standard input instead (Unpack), and
+//
+//	terraform-provider-sandbox Command empty DIR
+//
+// says whether DIR is empty, which Unpack asks of it (Empty).
 //
 //	terraform-provider-sandbox Command wait [SECONDS]
 //
@@ -56,11 +60,13 @@ const outBuffer = 1 << 20
 const WaitAtMost = time.Hour
 
 // Exit statuses: ExitChanged says that the volume changed while it was
-// read (an entry went, or became another kind of file).
+// read (an entry went, or became another kind of file); ExitNotEmpty that
+// a directory Empty asked about holds something.
 const (
-	exitFailed  = 1
-	exitUsage   = 2
-	ExitChanged = 3
+	exitFailed   = 1
+	exitUsage    = 2
+	ExitChanged  = 3
+	ExitNotEmpty = 4
 )
 
 // Main runs the program on its arguments (after Command) and returns its
@@ -68,6 +74,9 @@ const (
 func Main(args []string) int {
 	if len(args) >= 1 && args[0] == Unpack {
 		return unpackMain(args[1:])
+	}
+	if len(args) == 2 && args[0] == Empty {
+		return emptyMain(args[1])
 	}
 	if len(args) >= 1 && args[0] == "wait" {
 		bound := WaitAtMost
@@ -85,7 +94,8 @@ func Main(args []string) int {
 		return 0
 	}
 	if len(args) != 2 && (len(args) != 3 || args[2] != Gzip) {
-		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME [%s] | %s DIR NAME [%s] | wait\n", Command, Gzip, Unpack, Gzip)
+		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME [%s] | %s DIR NAME [%s] | %s DIR | wait\n", Command, Gzip, Unpack, Gzip,
+			Empty)
 		return exitUsage
 	}
 	out := bufio.NewWriterSize(os.Stdout, outBuffer)

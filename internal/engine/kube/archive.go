@@ -190,24 +190,29 @@ func (c *Client) programFor(ctx context.Context, id string) (*helpers.Helper, er
 }
 
 // SeedVolume fills the claim through a helper pod from an archive whose
-// entries lie under SeedDir: with the provider's program (volumetar's
-// Unpack), which writes a file a megabyte at a time and leaves its zeros
-// as holes, where one runs on the node; else with the helper image's tar,
-// then, in a second archive, its directories again, so that tar gives them
-// their times after every entry in them is made (hard links included,
-// which busybox's tar makes last).
+// entries lie under SeedDir: an empty claim (a new volume, a restore) with
+// the provider's program (volumetar's Unpack), which writes a file a
+// megabyte at a time and leaves its zeros as holes, where one runs on the
+// node; else (a reseed over what sandboxes wrote, or no program for the
+// node) with the helper image's tar, then, in a second archive, its
+// directories again, so that tar gives them their times after every entry
+// in them is made (hard links included, which busybox's tar makes last).
 func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io.Reader) (err error) {
 	defer func() { err = errors.Join(err, c.CleanUpSeed(ctx, token)) }()
 	id, err := c.startHelper(ctx, claim, token, false)
 	if err != nil {
 		return err
 	}
-	command, compress := []string{programDir + "/" + programName, volumetar.Command, volumetar.Unpack,
-		"/" + engine.SeedDir, engine.SeedDir, volumetar.Gzip}, true
+	program := programDir + "/" + programName
+	command, compress := []string{program, volumetar.Command, volumetar.Unpack, "/" + engine.SeedDir,
+		engine.SeedDir, volumetar.Gzip}, true
 	err = c.copyProgram(ctx, id)
-	if errors.As(err, new(*cannotRun)) {
-		// Terraform on another system than the nodes': the helper image's
-		// tar fills the claim.
+	if err == nil {
+		err = c.stream(ctx, id, []string{program, volumetar.Command, volumetar.Empty, "/" + engine.SeedDir}, nil,
+			io.Discard)
+	}
+	if exit := new(helperExit); errors.As(err, new(*cannotRun)) ||
+		errors.As(err, &exit) && exit.status == volumetar.ExitNotEmpty {
 		if compress, err = c.helperReadsGzip(ctx, id); err == nil {
 			command = extracting(compress)
 		}
