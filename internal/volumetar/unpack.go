@@ -49,7 +49,7 @@ const unpackChunk = 1 << 20
 
 // unpackMain runs unpack on its arguments (after Unpack).
 func unpackMain(args []string) int {
-	if len(args) != 2 && (len(args) != 3 || args[2] != Gzip) {
+	if !dirAndName(args) {
 		fmt.Fprintf(os.Stderr, "usage: %s %s DIR NAME [%s]\n", Command, Unpack, Gzip)
 		return exitUsage
 	}

@@ -93,7 +93,7 @@ func Main(args []string) int {
 		}
 		return 0
 	}
-	if len(args) != 2 && (len(args) != 3 || args[2] != Gzip) {
+	if !dirAndName(args) {
 		fmt.Fprintf(os.Stderr, "usage: %s DIR NAME [%s] | %s DIR NAME [%s] | %s DIR | wait\n", Command, Gzip, Unpack, Gzip,
 			Empty)
 		return exitUsage
@@ -120,6 +120,12 @@ func Main(args []string) int {
 		return exitFailed
 	}
 	return 0
+}
+
+// dirAndName reports whether args are DIR NAME [gzip], the arguments of
+// a read and of Unpack.
+func dirAndName(args []string) bool {
+	return len(args) == 2 || len(args) == 3 && args[2] == Gzip
 }
 
 // ChangedError is a volume that changed while it was read.

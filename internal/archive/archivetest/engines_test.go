@@ -55,11 +55,10 @@ func TestAccClusterArchive_helperTarUnpacksWhatTheProviderChecked(t *testing.T) 
 	unpackedAsChecked(t, tarOnly, e, acctest.ClusterName(t), 16<<20)
 }
 
-// unpackedAsChecked restores the corpus through unpacker and reads it back
-// through reader, the same engine's client.
-func unpackedAsChecked(t *testing.T, unpacker, reader engine.Engine, prefix string, size int64) {
-	e := unpacker
-	seeder, seeds := unpacker.(engine.VolumeSeeder)
+// unpackedAsChecked restores the corpus through e and reads it back
+// through reader, a client of the same engine.
+func unpackedAsChecked(t *testing.T, e, reader engine.Engine, prefix string, size int64) {
+	seeder, seeds := e.(engine.VolumeSeeder)
 	archiver, archives := reader.(engine.VolumeArchiver)
 	if !seeds || !archives {
 		t.Fatalf("%s neither fills nor reads volumes", e.Where())

@@ -41,11 +41,12 @@ import (
 // provider's program, in programRoom, reads one file at a time.
 const helperMemory = 256 << 20
 
-// programDir is where a helper holds the provider's program, a
-// memory-backed volume of programRoom bytes.
+// programDir is where a helper holds the provider's program (at
+// programPath), a memory-backed volume of programRoom bytes.
 const (
 	programDir  = "/tfsandbox"
 	programName = "volume-tar"
+	programPath = programDir + "/" + programName
 	programRoom = 128 << 20
 )
 
@@ -103,7 +104,7 @@ func (c *Client) ArchiveVolume(ctx context.Context, claim, token string, hold fu
 	if err != nil {
 		return err
 	}
-	command := []string{programDir + "/" + programName, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir,
+	command := []string{programPath, volumetar.Command, "/" + engine.SeedDir, engine.SeedDir,
 		volumetar.Gzip}
 	compressed := true
 	if err := c.copyProgram(ctx, id); err != nil {
@@ -203,12 +204,11 @@ func (c *Client) SeedVolume(ctx context.Context, claim, token string, tarball io
 	if err != nil {
 		return err
 	}
-	program := programDir + "/" + programName
-	command, compress := []string{program, volumetar.Command, volumetar.Unpack, "/" + engine.SeedDir,
+	command, compress := []string{programPath, volumetar.Command, volumetar.Unpack, "/" + engine.SeedDir,
 		engine.SeedDir, volumetar.Gzip}, true
 	err = c.copyProgram(ctx, id)
 	if err == nil {
-		err = c.stream(ctx, id, []string{program, volumetar.Command, volumetar.Empty, "/" + engine.SeedDir}, nil,
+		err = c.stream(ctx, id, []string{programPath, volumetar.Command, volumetar.Empty, "/" + engine.SeedDir}, nil,
 			io.Discard)
 	}
 	if exit := new(helperExit); errors.As(err, new(*cannotRun)) ||
