@@ -9,6 +9,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,6 +77,12 @@ func (c *Client) buildOnce(ctx context.Context, spec engine.BuildSpec, opts buil
 	defer func() { _ = resp.Body.Close() }()
 	out := buildOutput{logf: logf}
 	if err := out.read(ctx, resp.Body); err != nil {
+		var ended *engine.BuildError // the engine's own error ends its build
+		if !errors.As(err, &ended) && out.stepMayOrphan() {
+			logf("The build was cut off while the engine may still commit a step's image without a container " +
+				"(COPY, ADD, or a step not yet reported): the images it made are left untagged for the next build's cache")
+			return engine.Built{}, err
+		}
 		c.removeIntermediates(ctx, out.made, true)
 		return engine.Built{}, err
 	}
@@ -159,6 +166,32 @@ type buildOutput struct {
 	// stepOld says the step under way found its image in the cache, or is
 	// the FROM step, whose image is the base.
 	stepOld bool
+	// pending is the instruction of the step under way (COPY, RUN), ""
+	// once its image is known; begun and steps number the last step
+	// begun and all of them.
+	pending      string
+	begun, steps int
+}
+
+// stepMayOrphan reports whether a build cut off may still, on the engine,
+// make a step's image on the newest image the build made with no container
+// holding that image meanwhile: a COPY or ADD under way, which the classic
+// builder commits from a layer alone, or a step begun after the last image
+// arrived, whose instruction the provider did not see. Removing the newest
+// image then leaves the step's image without its parent (the engine sets
+// the parent after storing the image, and fails the step when the parent
+// is gone): untagged, and found by no later build's cache. A step run in a
+// container (RUN, and the classic builder's LABEL, ENV and the like) holds
+// the image until the engine removes the container, and its removal waits
+// for that (removeIntermediates).
+func (o *buildOutput) stepMayOrphan() bool {
+	switch o.pending {
+	case "":
+		return o.begun < o.steps
+	case "COPY", "ADD":
+		return true
+	}
+	return false
 }
 
 // read consumes the stream to its end, and fails with the build's error.
@@ -196,8 +229,12 @@ func (o *buildOutput) line(line string) {
 	}
 	o.logf(line)
 	if strings.HasPrefix(line, "Step ") || strings.HasPrefix(line, "STEP ") {
-		_, instruction, _ := strings.Cut(line, ":")
-		o.step, o.stepOld = line, strings.HasPrefix(strings.ToUpper(strings.TrimSpace(instruction)), "FROM ")
+		numbers, instruction, _ := strings.Cut(line[len("Step "):], ":")
+		keyword, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(instruction)), " ")
+		o.step, o.stepOld, o.pending = line, keyword == "FROM", keyword
+		begun, steps, _ := strings.Cut(strings.TrimSpace(numbers), "/")
+		o.begun, _ = strconv.Atoi(begun)
+		o.steps, _ = strconv.Atoi(steps)
 	}
 	// The classic builder gives a step's image as " ---> ID", Podman as
 	// "--> ID" (eleven digits); both say "Using cache" first when the step
@@ -206,9 +243,11 @@ func (o *buildOutput) line(line string) {
 		switch {
 		case strings.HasPrefix(rest, "Using cache"):
 			o.stepOld = true
-		case len(rest) >= 10 && strings.Trim(rest, "0123456789abcdef") == "" && !o.stepOld:
-			o.made = append(o.made, rest)
-			o.stepOld = true // one image a step
+		case len(rest) >= 10 && strings.Trim(rest, "0123456789abcdef") == "":
+			if !o.stepOld {
+				o.made = append(o.made, rest)
+			}
+			o.stepOld, o.pending = true, "" // one image a step
 		}
 	}
 	if o.tail = append(o.tail, line); len(o.tail) > buildTailLines {

@@ -48,12 +48,39 @@ func TestAccImage_contextThroughASymlink(t *testing.T) {
 // a CI run on Docker under load): the next build of the same
 // configuration takes that image from its cache, and none is left.
 func TestAccImage_ctrlCDuringTheBuildLeavesNothing(t *testing.T) {
+	interruptBuild(t, "sandbox_image.test: Creating...", 3*time.Second, nil)
+}
+
+// A build cut off in a COPY, which the classic builder commits with no
+// container holding the image below it, leaves the images it made for the
+// next build's cache: removing the one below would leave the COPY's image,
+// committed after the cut, without its parent, where no build finds it
+// (once in a CI run on Docker under load, when the build above was cut
+// off during its COPY).
+func TestAccImage_ctrlCDuringACopyLeavesNoImageWithoutItsParent(t *testing.T) {
+	interruptBuild(t, "COPY big.bin /big.bin", 0, func(tf *acctest.CLI, dir string) {
+		// Zeros the engine writes out: long enough a step to be cut.
+		if err := os.Truncate(filepath.Join(dir, "big.bin"), 768<<20); err != nil {
+			t.Fatal(err)
+		}
+		tf.Env = append(tf.Env, "TF_LOG=INFO") // the build's steps, as the provider logs them
+	})
+}
+
+// interruptBuild interrupts an apply that builds a COPY of big.bin and a
+// step of a few seconds once its output has said when, then checks that
+// the apply failed and left nothing, and that the next apply leaves no
+// image untagged.
+func interruptBuild(t *testing.T, when string, after time.Duration, prepare func(tf *acctest.CLI, dir string)) {
 	const stepSeconds = 8
 	name := acctest.ImageName(t)
-	dir := buildContext(t, name, fmt.Sprintf("COPY a.txt /a.txt\nRUN echo started && sleep %d\n", stepSeconds),
-		map[string]string{"a.txt": "a"})
+	dir := buildContext(t, name, fmt.Sprintf("COPY big.bin /big.bin\nRUN echo started && sleep %d\n", stepSeconds),
+		map[string]string{"big.bin": "a"})
 	tf := acctest.NewCLI(t, fmt.Sprintf("resource \"sandbox_image\" \"test\" {\n  name    = %q\n  context = %q\n}\n", name, dir))
 	t.Cleanup(func() { tf.Run("destroy", "-auto-approve") })
+	if prepare != nil {
+		prepare(tf, dir)
+	}
 	// The interrupt must come while the build runs. An apply that ended
 	// before it (once in a CI run on Podman, whose output that run did not
 	// keep) leaves nothing to interrupt: it is run again, once, with its
@@ -61,8 +88,8 @@ func TestAccImage_ctrlCDuringTheBuildLeavesNothing(t *testing.T) {
 	var out string
 	for attempt := 1; ; attempt++ {
 		apply := tf.Start("apply", "-auto-approve")
-		apply.WaitFor(t, "sandbox_image.test: Creating...", time.Minute)
-		time.Sleep(3 * time.Second)
+		apply.WaitFor(t, when, 2*time.Minute)
+		time.Sleep(after)
 		if err := apply.Cmd.Process.Signal(os.Interrupt); err != nil {
 			early, waitErr := apply.Wait(time.Minute)
 			if attempt == 1 {
@@ -103,8 +130,8 @@ func TestAccImage_ctrlCDuringTheBuildLeavesNothing(t *testing.T) {
 	if acctest.IsPodman(t) {
 		time.Sleep((stepSeconds + 4) * time.Second) // the build Podman went on with ends
 	}
-	// A step's image the engine committed in the instant of the cut, before
-	// its ID reached the provider, is the next build's, from the cache.
+	// A step's image the engine committed after the cut, before its ID
+	// reached the provider, is the next build's, from the cache.
 	tf.Run("apply", "-auto-approve")
 	expectNoDanglingImages(t, name, "the interrupted build")
 }
