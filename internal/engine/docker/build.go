@@ -70,6 +70,7 @@ func (c *Client) buildOnce(ctx context.Context, spec engine.BuildSpec, opts buil
 	logf func(line string)) (engine.Built, error) {
 	buildContext := spec.Context()
 	defer func() { _ = buildContext.Close() }()
+	began := c.engineNow(ctx).Add(-buildClockSlack)
 	resp, err := c.api.ImageBuild(ctx, buildContext, opts)
 	if err != nil {
 		return engine.Built{}, err
@@ -83,19 +84,28 @@ func (c *Client) buildOnce(ctx context.Context, spec engine.BuildSpec, opts buil
 				"(COPY, ADD, or a step not yet reported): the images it made are left untagged for the next build's cache")
 			return engine.Built{}, err
 		}
-		c.removeIntermediates(ctx, out.made, true)
+		c.removeIntermediates(ctx, c.madeSince(ctx, out.made, began), true)
 		return engine.Built{}, err
 	}
 	id := out.imageID()
 	if id == "" {
-		c.removeIntermediates(ctx, out.made, true)
+		c.removeIntermediates(ctx, c.madeSince(ctx, out.made, began), true)
 		return engine.Built{}, fmt.Errorf("the engine reported no image ID at the end of the build")
 	}
 	img, err := c.inspectImage(ctx, id)
 	if err != nil {
 		return engine.Built{}, fmt.Errorf("inspecting the image just built (%s): %w", id, err)
 	}
-	return engine.Built{ID: img.ID, Intermediates: out.below(img.ID)}, nil
+	// The build's labels go on its last image only: an ID its output named
+	// that lacks this build's token is not the image it built.
+	if token := opts.Labels[engine.LabelBuildToken]; img.Labels[engine.LabelBuildToken] != token {
+		c.removeIntermediates(ctx, c.madeSince(ctx, out.made, began), true)
+		return engine.Built{}, fmt.Errorf("the build's output named image %s as the one it built, but that image does "+
+			"not carry this build's token (label %s), so a step printed a line like the builder's own "+
+			"(\"Successfully built ID\", or an ID alone as the output's last line) and the provider takes no image "+
+			"it cannot prove it built: make the Dockerfile's last step print no such line", id, engine.LabelBuildToken)
+	}
+	return engine.Built{ID: img.ID, Intermediates: c.madeSince(ctx, out.below(img.ID), began)}, nil
 }
 
 // storageRaceBuilds is how many times a build is run in all while Podman
@@ -160,9 +170,12 @@ func buildOptions(spec engine.BuildSpec) build.ImageBuildOptions {
 type buildOutput struct {
 	logf func(line string)
 	id   string
-	step string
-	tail []string
-	made []string
+	// fromAux says id came from the engine's own message, not from a line
+	// of output, which a step may print.
+	fromAux bool
+	step    string
+	tail    []string
+	made    []string
 	// stepOld says the step under way found its image in the cache, or is
 	// the FROM step, whose image is the base.
 	stepOld bool
@@ -171,6 +184,28 @@ type buildOutput struct {
 	// begun and all of them.
 	pending      string
 	begun, steps int
+	// stepsSeen counts the step lines, and claimedIn is the count when the
+	// last image was added to made.
+	stepsSeen, claimedIn int
+}
+
+// maxClaims bounds the images a build's output can name for the engine to
+// be asked about (madeSince): a step that prints a great many lines like
+// the builder's own would otherwise make as many requests.
+const maxClaims = 256
+
+// claim takes id as the image of the step under way. The builder prints a
+// step's image after the step's own output, so the last ID within a step
+// is the builder's: a line like it that the step printed is replaced.
+// Which of them the build made is the engine's to say (madeSince).
+func (o *buildOutput) claim(id string) {
+	if len(o.made) > 0 && o.claimedIn == o.stepsSeen {
+		o.made[len(o.made)-1] = id
+		return
+	}
+	if o.made, o.claimedIn = append(o.made, id), o.stepsSeen; len(o.made) > maxClaims {
+		o.made = o.made[1:]
+	}
 }
 
 // stepMayOrphan reports whether a build cut off may still, on the engine,
@@ -213,7 +248,7 @@ func (o *buildOutput) read(ctx context.Context, body io.Reader) error {
 		if msg.Aux != nil {
 			var aux struct{ ID string }
 			if json.Unmarshal(*msg.Aux, &aux) == nil && aux.ID != "" {
-				o.id = aux.ID
+				o.id, o.fromAux = aux.ID, true
 			}
 		}
 		for _, line := range strings.Split(strings.TrimRight(msg.Stream, "\n"), "\n") {
@@ -232,6 +267,7 @@ func (o *buildOutput) line(line string) {
 		numbers, instruction, _ := strings.Cut(line[len("Step "):], ":")
 		keyword, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(instruction)), " ")
 		o.step, o.stepOld, o.pending = line, keyword == "FROM", keyword
+		o.stepsSeen++
 		begun, steps, _ := strings.Cut(strings.TrimSpace(numbers), "/")
 		o.begun, _ = strconv.Atoi(begun)
 		o.steps, _ = strconv.Atoi(steps)
@@ -245,17 +281,18 @@ func (o *buildOutput) line(line string) {
 			o.stepOld = true
 		case len(rest) >= 10 && strings.Trim(rest, "0123456789abcdef") == "":
 			if !o.stepOld {
-				o.made = append(o.made, rest)
+				o.claim(rest)
 			}
-			o.stepOld, o.pending = true, "" // one image a step
+			o.pending = ""
 		}
 	}
 	if o.tail = append(o.tail, line); len(o.tail) > buildTailLines {
 		o.tail = o.tail[1:]
 	}
 	// The classic builder ends with this line; Podman's sends no aux
-	// message but prints the ID last.
-	if rest, ok := strings.CutPrefix(line, "Successfully built "); ok && o.id == "" {
+	// message but prints the ID last. A step may print such a line too, so
+	// the builder's own, the last, is taken.
+	if rest, ok := strings.CutPrefix(line, "Successfully built "); ok && !o.fromAux {
 		o.id = rest
 	}
 }
@@ -283,10 +320,11 @@ func stepResult(line string) (string, bool) {
 	return "", false
 }
 
-// imageID is the ID the build reported, or the last line of its output
-// when that is one.
+// imageID is the ID the engine's message reported, or else the last line
+// of the output when that is an ID (Podman prints it last), or else the
+// last "Successfully built" line.
 func (o *buildOutput) imageID() string {
-	if o.id == "" && len(o.tail) > 0 && isHexID(o.tail[len(o.tail)-1]) {
+	if !o.fromAux && len(o.tail) > 0 && isHexID(o.tail[len(o.tail)-1]) {
 		return o.tail[len(o.tail)-1]
 	}
 	return o.id

@@ -33,13 +33,14 @@ func TestBuildRunsAgainAfterPodmansStorageRace(t *testing.T) {
 		{"Podman, a step that failed", true, "building at STEP \"RUN false\": exit status 1", 1, 1, false},
 		{"Docker", false, race, 1, 1, false},
 	} {
-		builds, opened := 0, 0
+		builds, opened, labels := 0, 0, "{}"
 		c := fakeEngine(t, func(w http.ResponseWriter, r *http.Request) {
 			if tc.podman {
 				w.Header().Set(podmanHeader, "4.3.1")
 			}
 			switch {
 			case strings.HasSuffix(r.URL.Path, "/build"):
+				labels = r.URL.Query().Get("labels")
 				if body, _ := io.ReadAll(r.Body); string(body) != "context" {
 					t.Errorf("%s: build %d read the context %q", tc.name, builds+1, body)
 				}
@@ -49,7 +50,7 @@ func TestBuildRunsAgainAfterPodmansStorageRace(t *testing.T) {
 				}
 				_, _ = fmt.Fprintf(w, `{"stream":"--> %s\n"}{"stream":"%s\n"}`, id[:11], id)
 			case strings.Contains(r.URL.Path, "/images/"):
-				_, _ = fmt.Fprintf(w, `{"Id":"sha256:%s"}`, id)
+				_, _ = fmt.Fprintf(w, `{"Id":"sha256:%s","Config":{"Labels":%s}}`, id, labels)
 			}
 		})
 		built, err := c.BuildImage(context.Background(), engine.BuildSpec{Dockerfile: "Dockerfile",
@@ -103,6 +104,8 @@ func TestACutBuildLeavesItsImagesWhileAStepMayCommitOnThem(t *testing.T) {
 					}
 				case r.Method == http.MethodDelete:
 					removed <- r.URL.Path
+				case strings.Contains(r.URL.Path, "/images/"+made[:12]):
+					_, _ = fmt.Fprintf(w, `{"Id":"sha256:%s","Created":%q}`, made, time.Now().Format(time.RFC3339Nano))
 				}
 			})
 			lines := 0
@@ -126,6 +129,93 @@ func TestACutBuildLeavesItsImagesWhileAStepMayCommitOnThem(t *testing.T) {
 				if tc.removes {
 					t.Error("removed nothing")
 				}
+			}
+		})
+	}
+}
+
+// A build's output carries what its steps print: a step that prints the
+// builder's own lines (" ---> ID", "Successfully built ID") names images
+// the user or another build made. The provider takes as the build's only
+// the image that carries the build's token, and as its intermediates only
+// images the engine shows untagged and made since the build began; a
+// tagged image and an older one are never removed, finished or cut off.
+func TestABuildTakesNoImageItsStepsNamed(t *testing.T) {
+	hex := func(s string) string { return strings.Repeat(s, 32) }
+	made, final, tagged, older := hex("a1"), hex("f2"), hex("b3"), hex("c4")
+	// A step's output that begins steps of its own, each with an image.
+	hostile := fmt.Sprintf(`{"stream":" ---> %s\n"}{"stream":"Step 3/3 : RUN y\n"}{"stream":" ---> %s\n"}`+
+		`{"stream":"Successfully built %[1]s\n"}{"stream":"Step 2/3 : RUN ./x\n"}`, tagged[:12], older[:12])
+	for _, tc := range []struct {
+		name   string
+		podman bool
+		end    string // after the RUN step's own image
+		cut    bool
+		id     string // the image built, "" for an error
+	}{
+		{"Docker", false, fmt.Sprintf(`{"stream":"Step 3/3 : LABEL t\n"}{"stream":" ---> %s\n"}{"aux":{"ID":"sha256:%s"}}`+
+			`{"stream":"Successfully built %[1]s\n"}`, final[:12], final), false, final},
+		{"Podman", true, fmt.Sprintf(`{"stream":"STEP 3/3: LABEL t\n"}{"stream":"--> %s\n"}{"stream":"Successfully built %[1]s\n"}`+
+			`{"stream":"%s\n"}`, final[:11], final), false, final},
+		{"the last ID named is not the build's", true, fmt.Sprintf(`{"stream":"%s\n"}`, tagged), false, ""},
+		{"cut off in a RUN", false, `{"stream":"Step 3/3 : RUN sleep 9\n"}{"stream":" ---> Running in 5627b55e2c82\n"}`, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var removed []string
+			labels := "{}"
+			c := fakeEngine(t, func(w http.ResponseWriter, r *http.Request) {
+				if tc.podman {
+					w.Header().Set(podmanHeader, "4.3.1")
+				}
+				now := time.Now().Format(time.RFC3339Nano)
+				image := func(id, created, tags, labels string) {
+					_, _ = fmt.Fprintf(w, `{"Id":"sha256:%s","Created":%q,"RepoTags":%s,"Config":{"Labels":%s}}`, id, created, tags, labels)
+				}
+				switch path := r.URL.Path; {
+				case strings.HasSuffix(path, "/build"):
+					labels = r.URL.Query().Get("labels")
+					_, _ = io.Copy(io.Discard, r.Body)
+					_, _ = fmt.Fprintf(w, `{"stream":"Step 1/3 : FROM base\n"}{"stream":" ---> %s\n"}{"stream":"Step 2/3 : RUN ./x\n"}`+
+						`%s{"stream":" ---> %s\n"}%s`, hex("0d")[:12], hostile, made[:12], tc.end)
+					if tc.cut {
+						if f, ok := w.(http.Flusher); ok {
+							f.Flush()
+						}
+						<-r.Context().Done()
+						cancel()
+					}
+				case r.Method == http.MethodDelete:
+					removed = append(removed, path+"?"+r.URL.RawQuery)
+				case strings.Contains(path, made[:11]):
+					image(made, now, "[]", "{}")
+				case strings.Contains(path, final[:11]):
+					image(final, now, "[]", labels)
+				case strings.Contains(path, tagged[:11]):
+					image(tagged, now, `["user/app:1"]`, `{}`)
+				case strings.Contains(path, older[:11]):
+					image(older, time.Now().Add(-time.Hour).Format(time.RFC3339Nano), `["<none>:<none>"]`, `{}`)
+				}
+			})
+			if tc.cut {
+				go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+			}
+			built, err := c.BuildImage(ctx, engine.BuildSpec{Dockerfile: "Dockerfile",
+				Context: func() io.ReadCloser { return io.NopCloser(strings.NewReader("context")) }}, func(string) {})
+			if (err == nil) != (tc.id != "") || strings.TrimPrefix(built.ID, "sha256:") != tc.id {
+				t.Fatalf("built %q, error %v; want %q", built.ID, err, tc.id)
+			}
+			if tc.id != "" && (len(built.Intermediates) != 1 || built.Intermediates[0] != made) {
+				t.Errorf("intermediates %q; want only %s", built.Intermediates, made)
+			}
+			for _, path := range removed {
+				if !strings.Contains(path, made) {
+					t.Errorf("removed %s, not the image the build made", path)
+				}
+			}
+			if tc.id == "" && len(removed) != 1 {
+				t.Errorf("removed %q; want the image the build made", removed)
 			}
 		})
 	}

@@ -140,3 +140,36 @@ func podmanRemovalError(ref string, status int, body []byte) error {
 	}
 	return fmt.Errorf("removing image %s: Podman's exit code %d: %s", ref, answer.ExitCode, text)
 }
+
+// buildClockSlack is how much earlier than the engine's time, as the
+// provider reads it, a build is taken to have begun: the reading's own
+// error (half a request's round trip) and the engine's clock granularity.
+const buildClockSlack = 2 * time.Second
+
+// madeSince keeps those of ids (images a build's output named as made for
+// its steps) that the engine shows the build could have made: untagged,
+// and made since it began, by the engine's clock. Each is kept by its full
+// ID. The output carries what the steps print, a RUN's among it, so an ID
+// in it proves nothing: a step that prints " ---> ID" names an image the
+// user or another build made, and that image, tagged or older than the
+// build, is left alone. It asks the engine within its own deadline, even
+// when the build was cut off by Ctrl-C.
+func (c *Client) madeSince(ctx context.Context, ids []string, began time.Time) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), intermediatesTimeout)
+	defer cancel()
+	var made []string
+	for _, id := range ids {
+		img, err := c.inspectImage(ctx, id)
+		if err != nil || slices.ContainsFunc(img.RepoTags, func(tag string) bool { return !strings.HasPrefix(tag, "<none>") }) {
+			continue
+		}
+		created, err := time.Parse(time.RFC3339Nano, img.Created)
+		if full := strings.TrimPrefix(img.ID, "sha256:"); err == nil && !created.Before(began) && !slices.Contains(made, full) {
+			made = append(made, full)
+		}
+	}
+	return made
+}

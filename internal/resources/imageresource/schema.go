@@ -66,7 +66,9 @@ func resourceSchema(ctx context.Context) schema.Schema {
 					"default), destroy removes the image's tag, and the image with it unless another tag names " +
 					"it, with the intermediate images its build made for its steps. It never removes an image " +
 					"the build started FROM or found in its cache, such as a base image given by its ID: the engine " +
-					"is not asked to prune untagged parents. An imported image's intermediates stay (only a build " +
+					"is not asked to prune untagged parents, nor any image a step's output names (a line like " +
+					"the builder's own): an intermediate is one the engine shows untagged and made during the " +
+					"build. An imported image's intermediates stay (only a build " +
 					"records them). An image a container still uses is an error that names the containers. " +
 					"Changing it updates the state only.",
 				Optional: true,
