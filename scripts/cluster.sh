@@ -40,7 +40,7 @@ etc="$build_dir/etc"
 logs="$build_dir/logs"
 data=/var/lib/tfsandbox-k8s
 run=/run/tfsandbox-k8s
-k8s_version=v1.34.4
+k8s_version=v1.36.4
 node=localhost
 etcd_port=23790
 etcd_peer_port=23800
@@ -309,6 +309,10 @@ healthzBindAddress: 127.0.0.1
 healthzPort: $kubelet_health_port
 readOnlyPort: 0
 cgroupDriver: cgroupfs
+# This machine's cgroups are v1 (a hybrid mount), which the kubelet refuses
+# from 1.35 unless told otherwise; Debian's containerd 1.6 has no
+# RuntimeConfig call, so cgroupDriver above is the kubelet's to say.
+failCgroupV1: false
 failSwapOn: false
 containerRuntimeEndpoint: unix://$run/containerd.sock
 tlsCertFile: $pki/kubelet.crt

@@ -36,7 +36,7 @@ func madeByProvider(pod *corev1.Pod) bool {
 func labelsWrittenByProvider(fields []metav1.ManagedFieldsEntry) bool {
 	for _, f := range fields {
 		if f.Manager == fieldManager && f.Operation == metav1.ManagedFieldsOperationUpdate && f.FieldsV1 != nil &&
-			bytes.Contains(f.FieldsV1.Raw, tokenField) {
+			bytes.Contains(f.FieldsV1.GetRawBytes(), tokenField) {
 			return true
 		}
 	}

@@ -45,7 +45,7 @@ func made(t *testing.T, spec engine.ContainerSpec) *corev1.Pod {
 	}
 	pod.UID = "uid-1"
 	pod.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: fieldManager, Operation: metav1.ManagedFieldsOperationUpdate,
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:tfsandbox.create-token":{}}}}`)}}}
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:tfsandbox.create-token":{}}}}`)}}
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: containerName, ImageID: "sha256:abc",
 		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
 	return pod
@@ -191,7 +191,7 @@ func TestProvenance(t *testing.T) {
 	}
 	copied := pod.DeepCopy()
 	copied.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-create", Operation: metav1.ManagedFieldsOperationUpdate,
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:tfsandbox.create-token":{}}}}`)}}}
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:tfsandbox.create-token":{}}}}`)}}
 	if madeByProvider(copied) {
 		t.Error("a copy made with kubectl reads as the provider's")
 	}
@@ -199,7 +199,7 @@ func TestProvenance(t *testing.T) {
 		t.Errorf("a copy shows labels %v: want its own, without the provider's", labels)
 	}
 	touched := pod.DeepCopy()
-	touched.ManagedFields[0].FieldsV1.Raw = []byte(`{"f:metadata":{"f:annotations":{}}}`)
+	touched.ManagedFields[0].FieldsV1 = metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{}}}`)
 	if madeByProvider(touched) {
 		t.Error("a pod whose create token the provider did not write reads as the provider's")
 	}
