@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -55,6 +56,9 @@ func TestAccImage_stepsThatPrintTheBuildersLinesNameNothingItRemoves(t *testing.
 		t.Fatal(err)
 	}
 	older := buildUntagged(t, fmt.Sprintf("FROM %s\nLABEL test.name=%q\n", acctest.TestImage, name+"-older"))
+	// Older than the build by more than the provider's allowance for the
+	// engine's clock (two seconds), whatever the apply's own pace.
+	time.Sleep(3 * time.Second)
 	dir := t.TempDir()
 	acctest.Write(t, filepath.Join(dir, "Dockerfile"), fmt.Sprintf("FROM %s\nLABEL test.name=%q\n"+
 		"RUN echo ' ---> %s'; echo 'Step 9/9 : RUN x'; echo '--> %s'; echo 'Step 9/9 : RUN y'; echo 'Successfully built %[3]s'\n"+
