@@ -77,7 +77,12 @@ agent_sandbox_metrics_port=26280
 
 build() {
   build_agent_sandbox
-  local missing=()
+  local missing=() stamp="$bin/kubernetes-version"
+  # Binaries of another release (a checkout built before k8s_version
+  # changed) are built again.
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$k8s_version" ]; then
+    for c in "${components[@]}"; do rm -f "$bin/$c"; done
+  fi
   for c in "${components[@]}"; do [ -x "$bin/$c" ] || missing+=("$c"); done
   [ "${#missing[@]}" -eq 0 ] && return 0
   say "building ${missing[*]} (Kubernetes $k8s_version)"
@@ -94,7 +99,8 @@ build() {
   (cd "$repo/tools/cluster" && CGO_ENABLED=0 go build -trimpath -o "$bin/" -ldflags "-s -w \
     -X k8s.io/component-base/version.gitVersion=$k8s_version \
     -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor \
-    -X k8s.io/component-base/version.gitTreeState=clean" "${pkgs[@]}")
+    -X k8s.io/component-base/version.gitTreeState=clean" "${pkgs[@]}") &&
+    echo "$k8s_version" >"$stamp"
 }
 
 build_agent_sandbox() {
