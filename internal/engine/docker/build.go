@@ -77,6 +77,8 @@ func (c *Client) buildOnce(ctx context.Context, spec engine.BuildSpec, opts buil
 	}
 	defer func() { _ = resp.Body.Close() }()
 	out := buildOutput{logf: logf}
+	// discard removes the images the build made, of those its output named.
+	discard := func() { c.removeIntermediates(ctx, c.madeSince(ctx, out.made, began), true) }
 	if err := out.read(ctx, resp.Body); err != nil {
 		var ended *engine.BuildError // the engine's own error ends its build
 		if !errors.As(err, &ended) && out.stepMayOrphan() {
@@ -84,12 +86,12 @@ func (c *Client) buildOnce(ctx context.Context, spec engine.BuildSpec, opts buil
 				"(COPY, ADD, or a step not yet reported): the images it made are left untagged for the next build's cache")
 			return engine.Built{}, err
 		}
-		c.removeIntermediates(ctx, c.madeSince(ctx, out.made, began), true)
+		discard()
 		return engine.Built{}, err
 	}
 	id := out.imageID()
 	if id == "" {
-		c.removeIntermediates(ctx, c.madeSince(ctx, out.made, began), true)
+		discard()
 		return engine.Built{}, fmt.Errorf("the engine reported no image ID at the end of the build")
 	}
 	img, err := c.inspectImage(ctx, id)
@@ -99,7 +101,7 @@ func (c *Client) buildOnce(ctx context.Context, spec engine.BuildSpec, opts buil
 	// The build's labels go on its last image only: an ID its output named
 	// that lacks this build's token is not the image it built.
 	if token := opts.Labels[engine.LabelBuildToken]; img.Labels[engine.LabelBuildToken] != token {
-		c.removeIntermediates(ctx, c.madeSince(ctx, out.made, began), true)
+		discard()
 		return engine.Built{}, fmt.Errorf("the build's output named image %s as the one it built, but that image does "+
 			"not carry this build's token (label %s), so a step printed a line like the builder's own "+
 			"(\"Successfully built ID\", or an ID alone as the output's last line) and the provider takes no image "+
