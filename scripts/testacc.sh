@@ -92,13 +92,14 @@ run_package() {
     printf 'ok  \t%s/%s\t[no tests to run]\n' "$module" "$pkg"
     return 0
   fi
-  local args=(-test.v=test2json -test.run "$TEST_RUN" -test.timeout "$TEST_TIMEOUT") report=()
+  local args=(-test.v=test2json -test.run "$TEST_RUN" -test.timeout "$TEST_TIMEOUT" -test.parallel "$TEST_PARALLEL")
+  local report=()
   [ -z "$TEST_SKIP" ] || args+=(-test.skip "$TEST_SKIP")
   [ "$TEST_VERBOSE" != 1 ] || report+=(-v)
   log="$(mktemp)"
   start=$(date +%s%N)
   # Its events, whence what `go test` prints and each test's seconds.
-  (cd "$repo/$pkg" && "$tests/test2json" -t -p "$module/$pkg" "$bin" "${args[@]}" 2>&1) |
+  (cd "$repo/$pkg" && GOMAXPROCS="$TEST_GOMAXPROCS" "$tests/test2json" -t -p "$module/$pkg" "$bin" "${args[@]}" 2>&1) |
     "$tests/testreport" "${report[@]}" -pass "${SANDBOX_TEST_PASS:-}" -times "$times" >"$log" 2>&1 ||
     status=1
   took="$((($(date +%s%N) - start) / 1000000))"
@@ -120,7 +121,16 @@ run_package() {
   return "$status"
 }
 export -f run_package
-export module repo tests times
+# The test binaries, and the terraform, tofu and provider processes they
+# start, run with one P each (GOMAXPROCS=1): the passes' processes share
+# CI's two cores, where a second P in each buys no speed but costs CPU (its
+# idle spinning, its threads, a GC spread over two), measured at some 10 %
+# of their CPU. As many tests still run side by side in each package as on
+# two Ps, `go test`'s default (-parallel is GOMAXPROCS unless given).
+# SANDBOX_TEST_GOMAXPROCS and SANDBOX_TEST_PARALLEL set them otherwise.
+TEST_GOMAXPROCS="${SANDBOX_TEST_GOMAXPROCS:-1}"
+TEST_PARALLEL="${SANDBOX_TEST_PARALLEL:-$(nproc)}"
+export module repo tests times TEST_GOMAXPROCS TEST_PARALLEL
 
 # run_tests TIMEOUT RUN SKIP VERBOSE PACKAGE... runs the packages' test
 # binaries two at a time, as `go test` does on two cores; it fails when
