@@ -6,7 +6,7 @@
 #
 #   - every platform is type-checked from source, the provider's packages
 #     and every package they import (tools/crosscheck: the compiler's front
-#     end, some 8 CPU-seconds a platform), which finds what fails to compile
+#     end, some 5 CPU-seconds a platform), which finds what fails to compile
 #     on one platform (a symbol, a type or a constant that differs, a file no
 #     build constraint selects);
 #   - the platforms SANDBOX_CROSS_BUILD names (default: macOS on arm64 and
